@@ -75,6 +75,8 @@ def set_context(**kwargs):
     LAX are checked first). print_file_path: ops.Print appends its values to that file
 instead of printing them (None or "" prints again; mycel.parse_print reads the file).
 deterministic "ON"/"OFF": mycel.set_deterministic.
+max_call_depth (default 1000): how deeply GRAPH mode's compiler nests function calls, as
+mycel.set_recursion_limit sets it (at run time, past 200000 nested calls too).
 jit_level "O2" (or jit_config={"jit_level": "O2"}) is MindSpore's
     whole-graph sink: on a GPU, compiled steps (GRAPH-mode Cells, jit functions whose own
     jit_level is not set) are captured once per input signature as a CUDA Graph and replayed
@@ -129,13 +131,36 @@ jit_level "O2" (or jit_config={"jit_level": "O2"}) is MindSpore's
             _C._set_deterministic(value == "ON")
         if key == "runtime_num_threads":
             _C.set_num_threads(int(value))
+        if key == "max_call_depth":
+            _set_max_call_depth(value)
+            continue  # get_context reads the limit itself (set_recursion_limit sets it too)
         _context[key] = value
+
+
+def _set_max_call_depth(value):
+    """set_context(max_call_depth=N): MindSpore's older name of set_recursion_limit(N), the
+    limit on function calls GRAPH mode's compiler specialises inside one another (nested
+    helper calls, recursion on compile-time constants); default 1000. Past it: a
+    RecursionError (a RuntimeError) naming the limit, never a crash (src/ir/depth.h). At run
+    time (a recursion on tensor values) nested graph calls are limited to 200000, or to N
+    when larger (src/runtime/vm.h)."""
+    from mycel import _mycel as _C
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"For 'set_context', max_call_depth must be an int, but got "
+                        f"{type(value).__name__}.")
+    if not 0 < value < 2**31:
+        raise ValueError(f"For 'set_context', max_call_depth must be a positive int below "
+                         f"2**31, but got {value}.")
+    _C._set_recursion_limit(value)
 
 
 def get_context(attr_key):
     """The value of one option set with set_context."""
     if attr_key not in _KNOWN:
         raise ValueError(f"For 'get_context', unknown option '{attr_key}'.")
+    if attr_key == "max_call_depth":
+        from mycel import _mycel as _C
+        return _C._get_recursion_limit()
     return _context.get(attr_key)
 
 

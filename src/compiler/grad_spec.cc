@@ -186,14 +186,11 @@ AbsPtr grad_target(const GradSpec& s, const AbsPtr& out) {
              out->to_string());
     y = out->elems[0];
   }
-  // An output with no tensor part (a Python int or bool: Size, Shape; a bool tensor) depends
-  // on no input differentiably: as in MindSpore, its gradients are zeros (the seed is None,
-  // so every cotangent stays zero). An integer tensor's gradient is computed in its dtype
-  // (ad.h). Only an explicit sensitivity needs a differentiable output to match.
-  MC_CHECK(ir::differentiable(y) || !s.sens_param || !holds_tensor(y), Type,
-           "grad: the function must return a float or integer tensor (or a tuple of them) to "
-           "take a sensitivity, but it returns ",
-           y->to_string());
+  // An output with no differentiable part (a Python int or bool: Size, Shape; a bool tensor,
+  // Equal's) depends on no input differentiably: as in MindSpore, its gradients are zeros (the
+  // seed is None, so every cotangent stays zero), and a sensitivity given for it is ignored
+  // (check_grad_sens, specialize_grad.cc). An integer tensor's gradient is computed in its
+  // dtype (ad.h).
   return y;
 }
 
@@ -215,7 +212,8 @@ bool sens_fits(const AbsPtr& sens, const AbsPtr& want) {
 }  // namespace
 
 void check_grad_sens(const AbsPtr& target, const AbsPtr& sens) {
-  if (!holds_tensor(target)) return;  // ignored: the gradients are zeros (grad_target)
+  // ignored: the gradients are zeros (grad_target)
+  if (!holds_tensor(target) || !ir::differentiable(target)) return;
   AbsPtr want = ir::cot_abs(target);
   MC_CHECK(sens_fits(sens, want), Type, "GradOperation: the sensitivity must match the output ",
            want->to_string(), ", but it is ", sens->to_string());

@@ -714,7 +714,8 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
     fail(ErrorKind::Recursion, sp,
          str("compiling '", g->name(), "' nests calls too deeply (the limit is ", max_depth,
              " nested calls at compile time, fewer when the thread's stack is small); make "
-             "the recursion depend on a tensor, or use PYNATIVE mode"));
+             "the recursion depend on a tensor, use PYNATIVE mode, or raise the limit with "
+             "mycel.set_context(max_call_depth=N)"));
   }
   auto owned = std::make_unique<Ctx>();
   Ctx* k = owned.get();

@@ -696,6 +696,7 @@ Node* Specializer::make_dict(Ctx* c, const std::vector<Node*>& args, const Sourc
 }
 
 Node* Specializer::make_slice(const std::vector<Node*>& args, const SourceSpan& sp) {
+  Value bounds[3];
   for (size_t i = 0; i < 3; ++i) {
     const std::optional<Value>& v = args[i]->abstract()->value;
     MC_CHECK(v.has_value(), Type, "slice bounds must be known at compile time in graph mode");
@@ -703,10 +704,19 @@ Node* Specializer::make_slice(const std::vector<Node*>& args, const SourceSpan& 
     MC_CHECK(!v->is(ValueKind::Float) && !v->is(ValueKind::Str), Type,
              "slice indices must be integers or None or have an __index__ method, but got ",
              v->to_string());
+    bounds[i] = *v;
+    if (v->is(ValueKind::Tensor)) {
+      // A constant one-element integer or bool tensor is an index (its __index__), as in
+      // MindSpore's xs[:Tensor(3)]; any other tensor is refused in Python's words.
+      const Tensor& t = v->as_tensor();
+      MC_CHECK(t.numel() == 1 && (is_integral(t.dtype()) || t.dtype() == DType::Bool), Type,
+               "slice indices must be integers or None or have an __index__ method, but got a "
+               "tensor of ",
+               t.dtype(), " with ", t.numel(), " elements");
+      bounds[i] = Value::integer(t.item().to_int());
+    }
   }
-  return constant(Value::slice(*args[0]->abstract()->value, *args[1]->abstract()->value,
-                               *args[2]->abstract()->value),
-                  sp);
+  return constant(Value::slice(bounds[0], bounds[1], bounds[2]), sp);
 }
 
 Node* Specializer::setitem(Ctx* c, Node* x, Node* key, Node* v, const SourceSpan& sp) {

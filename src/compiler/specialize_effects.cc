@@ -5,7 +5,9 @@
 // state to the graphs it calls as a token argument, and follows the state of a callee with
 // effects. A tensor that Assign/AssignAdd wrote -- computed, or a parameter of a called graph
 // (an input of the differentiated function), not one of the entry's (a weight) -- reads as
-// that update from then on (updated_), so the gradient flows through the write.
+// that update from then on (updated_), so the gradient flows through the write. A weight's
+// later reads stay depend(w, state); under a gradient, follow_writes (compiler/ad) makes them
+// read the write's result once the program is inlined.
 //
 // Apart from the walk (specialize.cc) because it is one concern with its own bookkeeping
 // (Ctx::state/token/effects, written_, updated_), used by the builtins, prims and calls

@@ -6,6 +6,10 @@
 //   grad(fn, options, x...)                                       its call
 //       -> a graph W(x...) = fn(x...) specialised for these arguments, then
 //          %t = vjp(@W, make_tuple(w...), x...); %d = getitem(%t, 1)(sens); selection of %d
+//   ops.vjp(fn, x...)                                             composite.vjp, over
+//   _vjp_forward(fn, weights, x...) -> %t                         host builtins: the forward
+//   _vjp_backward(%t, sens, weights, x...) -> the selection       once, the pullback per call
+//   _vjp_out_zeros(fn, x...) -> zeros shaped as fn's output       (ops.jvp's seed, no run)
 //
 // The options, their checks, the checks of a call and the shape of its result are the grad
 // API's rules (compiler/grad_spec.h), shared with PYNATIVE mode; here they meet abstracts,
@@ -18,6 +22,7 @@
 #include "compiler/ad/ad.h"
 #include "compiler/grad_spec.h"
 #include "compiler/specialize_impl.h"
+#include "tensor/dynamic_shape.h"
 
 namespace mycel::ir::spec {
 
@@ -89,6 +94,26 @@ Node* zero_numbers(Specializer& s, Ctx* c, Node* g, const AbsPtr& in, const Sour
   for (size_t i = 0; i < in->elems.size(); ++i)
     items.push_back(zero_numbers(s, c, item(s, c, g, i, sp), in->elems[i], sp));
   return s.make_seq(c, ga->kind == AbsKind::List, std::move(items), sp);
+}
+
+// Zeros of abstract a (tensors of static shape, in tuples and lists), None for anything
+// else: a value of that structure made without one of it.
+Node* zeros_of(Specializer& s, Ctx* c, const AbsPtr& a, const SourceSpan& sp) {
+  if (a->kind == AbsKind::Tensor) {
+    MC_CHECK(!is_dynamic(a->shape), Value, "jvp in graph code: the function's output ",
+             a->to_string(), " has a dynamic shape; its tangent needs a static one");
+    Attrs at;
+    at.set("dtype", a->dtype);
+    at.set("shape", std::vector<int64_t>(a->shape.begin(), a->shape.end()));
+    at.set("value", 0.0);
+    return s.emit_prim(c, op_def(OpId::Fill), at, {}, sp);
+  }
+  if (a->kind == AbsKind::Tuple || a->kind == AbsKind::List) {
+    std::vector<Node*> items;
+    for (const AbsPtr& e : a->elems) items.push_back(zeros_of(s, c, e, sp));
+    return s.make_seq(c, a->kind == AbsKind::List, std::move(items), sp);
+  }
+  return s.constant(Value(), sp);
 }
 
 std::vector<AbsPtr> abstracts(const std::vector<Node*>& xs) {
@@ -307,7 +332,8 @@ Node* Specializer::make_grad_operation(Ctx* c, std::vector<Node*> args, const So
 // The call: the grad API's checks (compiler/grad_spec.h), W(x...) = fn(x...) specialised for
 // these arguments, %t = vjp(@W, (w...), x...), its bprop called on the sensitivity, and the
 // selection of what the API returns.
-Node* Specializer::grad_call(Ctx* c, std::vector<Node*> args, KwNodes kw, const SourceSpan& sp) {
+Node* Specializer::grad_call(Ctx* c, std::vector<Node*> args, KwNodes kw, const SourceSpan& sp,
+                             GradHalf half, Node* pair) {
   MC_ASSERT(args.size() >= 2 && args[1]->abstract()->value, "grad: malformed call");
   compiler::GradSpec s = compiler::GradSpec::parse(*args[1]->abstract()->value);
   std::vector<Node*> inputs(args.begin() + 2, args.end());
@@ -338,15 +364,30 @@ Node* Specializer::grad_call(Ctx* c, std::vector<Node*> args, KwNodes kw, const 
   std::vector<Node*> wnodes;
   for (const Value& w : s.weights) wnodes.push_back(weight(w));
 
-  FuncGraph* wg =
-      wrap_call(c, args[0], abstracts(inputs), str("grad_", c->out->name()), sp, kw_names);
-  if (wg == nullptr) return bottom();
-  AbsPtr target = compiler::grad_target(s, wg->output()->abstract());
-  Node* t = grad_vjp(c, wg, inputs, wnodes, sp);
+  Node* t = pair;  // (out, bprop)
+  AbsPtr target;
+  if (half == GradHalf::kBackward) {
+    const AbsPtr& pa = t->abstract();
+    MC_CHECK(pa && pa->kind == AbsKind::Tuple && pa->elems.size() == 2 &&
+                 pa->elems[1]->kind == AbsKind::Func && pa->elems[1]->funcs.size() == 1 &&
+                 pa->elems[1]->funcs[0].fn.is(ValueKind::Builtin) &&
+                 pa->elems[1]->funcs[0].fn.as_builtin() == Builtin::Vjp,
+             Type, "vjp: the pullback's forward is not what ops.vjp made");
+    target = compiler::grad_target(s, pa->elems[0]);
+  } else {
+    FuncGraph* wg =
+        wrap_call(c, args[0], abstracts(inputs), str("grad_", c->out->name()), sp, kw_names);
+    if (wg == nullptr) return bottom();
+    target = compiler::grad_target(s, wg->output()->abstract());
+    t = grad_vjp(c, wg, inputs, wnodes, sp);
+    if (half == GradHalf::kForward) return t;
+  }
   Node* out = item(*this, c, t, 0, sp);
   if (sens != nullptr) compiler::check_grad_sens(target, sens->abstract());
-  // An output holding no tensor (a shape) ignores a given sensitivity: the gradients are zeros.
-  if (sens == nullptr || !compiler::holds_tensor(target)) sens = grad_seed(c, out, s.has_aux, sp);
+  // An output holding no differentiable tensor (a shape, a bool tensor) ignores a given
+  // sensitivity: the gradients are zeros.
+  if (sens == nullptr || !compiler::holds_tensor(target) || !differentiable(target))
+    sens = grad_seed(c, out, s.has_aux, sp);
   std::vector<AbsPtr> d_abs;
   for (Node* x : inputs) d_abs.push_back(cot_abs(x->abstract()));
   for (Node* x : wnodes) d_abs.push_back(cot_abs(x->abstract()));
@@ -397,6 +438,33 @@ Node* Specializer::grad_call(Ctx* c, std::vector<Node*> args, KwNodes kw, const 
   return compiler::grad_result(s, call, gin, gw, out, out_items, [&](std::vector<Node*> xs) {
     return make_seq(c, false, std::move(xs), sp);
   });
+}
+
+Node* Specializer::vjp_half(Ctx* c, bool forward, std::vector<Node*> args, const SourceSpan& sp) {
+  const size_t lead = forward ? 2 : 3;  // (fn, weights) or (pair, sens, weights)
+  MC_CHECK(args.size() >= lead, Type, "vjp: malformed call of ",
+           forward ? "_vjp_forward" : "_vjp_backward");
+  Node* w = args[lead - 1];
+  for (const auto& [param, node] : weights_)  // one Parameter read in graph code (self.w)
+    if (node == w) w = constant(param, sp);
+  const AbsPtr& wa = w->abstract();
+  MC_CHECK(wa->value.has_value(), Type,
+           "vjp: weights must be Parameters known at compile time, but got ", wa->to_string());
+  const bool has_w = !wa->value->is(ValueKind::None);
+  Value opts = compiler::grad_operation_options(true, has_w, !forward, *wa->value);
+  std::vector<Node*> call{forward ? args[0] : constant(Value(), sp), constant(opts, sp)};
+  call.insert(call.end(), args.begin() + static_cast<std::ptrdiff_t>(lead), args.end());
+  if (forward) return grad_call(c, std::move(call), {}, sp, GradHalf::kForward);
+  call.push_back(args[1]);  // the sensitivity comes last
+  return grad_call(c, std::move(call), {}, sp, GradHalf::kBackward, args[0]);
+}
+
+Node* Specializer::vjp_out_zeros(Ctx* c, std::vector<Node*> args, const SourceSpan& sp) {
+  MC_CHECK(!args.empty(), Type, "jvp: malformed call of _vjp_out_zeros");
+  std::vector<Node*> xs(args.begin() + 1, args.end());
+  FuncGraph* wg = wrap_call(c, args[0], abstracts(xs), str("shape_", c->out->name()), sp);
+  if (wg == nullptr) return bottom();
+  return zeros_of(*this, c, wg->output()->abstract(), sp);
 }
 
 Node* Specializer::grad_vjp(Ctx* c, FuncGraph* w, const std::vector<Node*>& inputs,

@@ -336,6 +336,12 @@ Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Nod
     return make_grad_operation(c, std::move(args), sp);
   } else if (name == "get_grad") {
     return get_grad_rule(c, std::move(args), sp);
+  } else if (name == "_vjp_forward" || name == "_vjp_backward") {
+    MC_CHECK(kw.empty(), Type, name, "() takes no keyword arguments");
+    return vjp_half(c, name == "_vjp_forward", std::move(args), sp);
+  } else if (name == "_vjp_out_zeros") {
+    MC_CHECK(kw.empty(), Type, name, "() takes no keyword arguments");
+    return vjp_out_zeros(c, std::move(args), sp);
   } else if (name == "mutable") {
     // mutable(x, dynamic_len=False) in graph code: x as a run-time value (its abstract
     // broadened: a constant tuple of tensors becomes a variable that gradients are taken

@@ -78,6 +78,10 @@ class SourceScopes {
   std::unordered_map<FuncGraph*, Scope> scopes_;
 };
 
+// How much of a gradient call grad_call expands: all of it; only vjp(@W, (w...), x...), the
+// forward (returned); or the rest, from such a node made earlier (ops.vjp: vjp_half).
+enum class GradHalf { kWhole, kForward, kBackward };
+
 class Specializer {
  public:
   Specializer(Module& src, Module& out, Host& host) : src_(src), out_(out), host_(host) {}
@@ -196,7 +200,17 @@ class Specializer {
   Node* make_grad_operation(Ctx* c, std::vector<Node*> args, const SourceSpan& sp);
   // A call of a gradient function: args = (fn, options, call arguments...), kw its keyword
   // arguments (inputs after the positional ones, as MindSpore's: gradients in that order).
-  Node* grad_call(Ctx* c, std::vector<Node*> args, KwNodes kw, const SourceSpan& sp);
+  Node* grad_call(Ctx* c, std::vector<Node*> args, KwNodes kw, const SourceSpan& sp,
+                  GradHalf half = GradHalf::kWhole, Node* pair = nullptr);
+  // ops.vjp's halves (mycel.ops.composite._vjp_forward / _vjp_backward), so that the forward
+  // runs once however often the pullback is called: forward, args = (fn, weights, x...):
+  // vjp(@W, (w...), x...) = (fn(x...), bprop); backward, args = (that pair, sens, weights,
+  // x...): what GradOperation(get_all=True, get_by_list=weights given, sens_param=True)
+  // returns for sens, computed by the pair's bprop.
+  Node* vjp_half(Ctx* c, bool forward, std::vector<Node*> args, const SourceSpan& sp);
+  // composite._vjp_out_zeros(fn, x...): zeros shaped as fn(x...)'s output (None for what is
+  // not a tensor), from its abstract: fn is specialised, not run (ops.jvp's cotangent seed).
+  Node* vjp_out_zeros(Ctx* c, std::vector<Node*> args, const SourceSpan& sp);
   // get_grad(gradients, id) on grad(..., return_ids=True)'s result: the gradient paired with
   // id (an input position, or a Parameter, matched by name), found at compile time.
   Node* get_grad_rule(Ctx* c, std::vector<Node*> args, const SourceSpan& sp);

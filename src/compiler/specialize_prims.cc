@@ -167,8 +167,20 @@ Node* Specializer::emit_prim(Ctx* c, const OpDef& op, Attrs attrs, std::vector<N
       t.inputs[i] = after_state(c, t.inputs[i], sp);
   if (update || op.writes != 0)
     for (size_t i = 0; i < t.inputs.size(); ++i)
-      if ((update && i < static_cast<size_t>(op.num_outputs)) || writes_input(op, i))
+      if ((update && i < static_cast<size_t>(op.num_outputs)) || writes_input(op, i)) {
+        // A tensor known at compile time (a global Tensor, or one made on the host while
+        // specialising) is a constant of the compiled program: written, it would keep the
+        // value across calls, and its reads (constants) would not see the write.
+        const AbsPtr& a = t.inputs[i]->abstract();
+        if (a != nullptr && a->is_const() && a->value->is(ValueKind::Tensor))
+          fail(ErrorKind::Type, sp,
+               str("For '", op.name, "', input ", i,
+                   " is written in place but is a tensor known at compile time (a global "
+                   "Tensor, or one created in the function from constants): graph mode "
+                   "compiles it as a constant. Write a Parameter, or a tensor the function "
+                   "computes (ops.zeros, ops.zeros_like), instead."));
         mark_written(t.inputs[i]);
+      }
   // Inside a recomputed Cell: the mark, unless the primitive has its own (Primitive.recompute)
   // or the op draws random numbers, writes or communicates (their outputs are kept).
   if (c->recompute != 0 && (op.flags & kEffectFlags) == 0 && !t.attrs.has(kRecomputeAttr))

@@ -72,8 +72,8 @@ const PyRefs& refs() {
     // The gradient transforms (mycel.ops.composite), expanded by the specialiser.
     py::object composite = py::module_::import("mycel.ops.composite");
     p->grad_operation = composite.attr("GradOperation");
-    for (const char* n :
-         {"grad", "value_and_grad", "stop_gradient", "grad_operation", "depend", "get_grad"})
+    for (const char* n : {"grad", "value_and_grad", "stop_gradient", "grad_operation", "depend",
+                          "get_grad", "_vjp_forward", "_vjp_backward", "_vjp_out_zeros"})
       p->builtins.emplace_back(composite.attr(n).ptr(), n);
     // vmap (mycel.ops._vmap), expanded by the specialiser too (compiler/vmap/vmap.h).
     p->builtins.emplace_back(py::module_::import("mycel.ops._vmap").attr("vmap").ptr(), "vmap");

@@ -20,9 +20,10 @@ namespace mycel::ir {
 // gives up at about 3000 levels of nested expressions).
 inline constexpr int kMaxNesting = 3000;
 // Calls being specialised inside one another (nested helper calls, recursion on constants):
-// kDefaultMaxCallDepth unless set_max_call_depth changed it (mycel.set_recursion_limit,
-// MindSpore's). A larger limit stays safe: the stack check below still stops a walk before
-// the thread's stack runs out.
+// kDefaultMaxCallDepth unless set_max_call_depth changed it (mycel.set_recursion_limit and
+// set_context(max_call_depth=N), MindSpore's two names). A larger limit stays safe: the
+// stack check below still stops a walk before the thread's stack runs out. A limit above
+// the executor's least run-time limit also raises that one (runtime/vm.h, kMinDepth).
 inline constexpr int kDefaultMaxCallDepth = 1000;
 int max_call_depth();
 // Sets the limit for compiles that start afterwards; a ValueError unless limit > 0.

@@ -34,4 +34,20 @@ inline GatherLayout gather_layout(const Tensor& params, const Tensor& indices, i
   return l;
 }
 
+// OneHot(indices, depth, axis): the new axis of length depth goes in at `axis` of the output
+// (-1: last), so indices are seen as [outer, inner] around it and the output as
+// [outer, depth, inner]: out[o, indices[o, i], i] = on_value. Used by the CPU and CUDA OneHot
+// kernels (the op's infer rule has checked axis).
+struct OneHotLayout {
+  int64_t outer = 1, inner = 1;
+};
+
+inline OneHotLayout one_hot_layout(const Tensor& indices, int64_t axis) {
+  if (axis < 0) axis = indices.ndim();
+  OneHotLayout l;
+  for (int64_t d = 0; d < axis; ++d) l.outer *= indices.dim(d);
+  for (int64_t d = axis; d < indices.ndim(); ++d) l.inner *= indices.dim(d);
+  return l;
+}
+
 }  // namespace mycel

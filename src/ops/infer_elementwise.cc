@@ -13,6 +13,7 @@
 //   cast      the `dtype` attribute; like: the input's meta; fill: from the attributes.
 #include <algorithm>
 
+#include "ops/complex_ops.h"
 #include "ops/op_table.h"
 #include "tensor/dynamic_shape.h"
 
@@ -68,41 +69,11 @@ Shape broadcast3(const Shape& a, const Shape& b, const Shape& c, std::string_vie
   return out;
 }
 
-// The elementwise ops with complex kernels (kernels/cpu/complex.cc); the others refuse
+// The elementwise ops with complex loops are listed in ops/complex_ops.h; the others refuse
 // complex inputs with a TypeError naming the op and the dtype.
-bool complex_ok(OpId id) {
-  switch (id) {
-    case OpId::Neg:
-    case OpId::Abs:
-    case OpId::Sign:
-    case OpId::Square:
-    case OpId::Exp:
-    case OpId::Log:
-    case OpId::Sqrt:
-    case OpId::Reciprocal:
-    case OpId::Sin:
-    case OpId::Cos:
-    case OpId::Tan:
-    case OpId::Atan:
-    case OpId::Sinh:
-    case OpId::Cosh:
-    case OpId::Tanh:
-    case OpId::Add:
-    case OpId::Sub:
-    case OpId::Mul:
-    case OpId::Div:
-    case OpId::Pow:
-    case OpId::Equal:
-    case OpId::NotEqual:
-      return true;
-    default:
-      return false;
-  }
-}
-
 void check_complex_ok(const InferContext& ctx) {
   for (const TensorMeta& m : ctx.in) {
-    MC_CHECK(!is_complex(m.dtype) || complex_ok(ctx.op.id), Type, "For '", ctx.op.name,
+    MC_CHECK(!is_complex(m.dtype) || complex_elementwise_op(ctx.op.id), Type, "For '", ctx.op.name,
              "', complex inputs are not supported, but got dtype ", m.dtype, ".");
   }
 }

@@ -1,5 +1,6 @@
 // Inference rules of the NN family's non-windowed ops: softmax and the cross entropies,
 // BatchNorm, LayerNorm and their gradients, Dropout.
+#include <algorithm>
 #include <string>
 
 #include "ops/infer_nn.h"
@@ -36,23 +37,31 @@ void check_shape(const char* op, const Shape& got, const Shape& want, const char
 }  // namespace
 
 AxisSplit softmax_split(const char* op, const Shape& x, const Attrs& attrs) {
-  int64_t axis;
+  std::vector<int64_t> axes;
   const AttrValue& v = attrs.get("axis");
   if (const auto* list = std::get_if<std::vector<int64_t>>(&v)) {
-    MC_CHECK(list->size() == 1, Value, "For '", op,
-             "', the 'axis' must be one int or a tuple of one int, but got ", attr_value_str(v),
-             ".");
-    axis = (*list)[0];
+    MC_CHECK(!list->empty(), Value, "For '", op,
+             "', the 'axis' must be an int or a non-empty tuple of ints, but got ",
+             attr_value_str(v), ".");
+    axes = *list;
   } else {
-    axis = std::get<int64_t>(v);
+    axes = {std::get<int64_t>(v)};
   }
   int64_t nd = static_cast<int64_t>(x.size());
-  axis = normalize_axis(axis, nd, op);
+  for (int64_t& a : axes) a = normalize_axis(a, nd, op);
   AxisSplit s{1, 1, 1};
   if (nd == 0) return s;
-  for (int64_t d = 0; d < axis; ++d) s.outer *= x[static_cast<size_t>(d)];
-  s.len = x[static_cast<size_t>(axis)];
-  for (int64_t d = axis + 1; d < nd; ++d) s.inner *= x[static_cast<size_t>(d)];
+  // Several axes (MindSpore's Softmax(axis=(0, 1))) must be distinct neighbours: the softmax
+  // then runs over their flattened product, the [outer, len, inner] split of one axis.
+  std::sort(axes.begin(), axes.end());
+  for (size_t i = 1; i < axes.size(); ++i)
+    MC_CHECK(axes[i] == axes[0] + static_cast<int64_t>(i), Value, "For '", op,
+             "', the axes of 'axis' must be distinct and contiguous, but got ", attr_value_str(v),
+             ".");
+  const int64_t first = axes.front(), last = axes.back();
+  for (int64_t d = 0; d < first; ++d) s.outer *= x[static_cast<size_t>(d)];
+  for (int64_t d = first; d <= last; ++d) s.len *= x[static_cast<size_t>(d)];
+  for (int64_t d = last + 1; d < nd; ++d) s.inner *= x[static_cast<size_t>(d)];
   return s;
 }
 

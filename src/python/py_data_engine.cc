@@ -193,8 +193,59 @@ SinkRow pipeline_next_tensors(pyb::handle pipeline, const std::vector<std::strin
   return SinkRow::Row;
 }
 
-void bind_data_engine(pyb::module_& m) {
-  using data::NodePtr;
+namespace {
+
+// padded_batch's pad_info: (column, shape or None, number or str) per padded column.
+std::vector<data::PadSpec> pad_specs(const pyb::list& pads) {
+  std::vector<data::PadSpec> specs;
+  for (pyb::handle h : pads) {
+    auto t = pyb::cast<pyb::tuple>(h);
+    data::PadSpec p;
+    p.column = pyb::cast<int>(t[0]);
+    if (!t[1].is_none()) {
+      p.has_shape = true;
+      for (pyb::handle d : t[1]) {
+        try {
+          p.shape.push_back(int64_of(d));
+        } catch (const Error& e) {
+          throw Error(e.kind(), str("padded_batch: pad_info shape: ", e.message()));
+        }
+      }
+    }
+    if (pyb::isinstance<pyb::str>(t[2])) {
+      p.text = pyb::cast<std::string>(t[2]);
+    } else {
+      p.value = pyb::cast<double>(t[2]);
+    }
+    specs.push_back(std::move(p));
+  }
+  return specs;
+}
+
+// batch's per_batch_map as the engine's BatchMap (none when batch_map is None):
+// fn(columns, batch_num, epoch_num) -> (columns, whole) (pipeline.h, BatchResult).
+data::BatchMap batch_map_fn(pyb::object batch_map) {
+  data::BatchMap bm;
+  if (!batch_map.is_none()) {
+    PyRefPtr fn = hold(std::move(batch_map));
+    bm = [fn](data::BatchColumns args, int64_t batch_num, int64_t epoch_num) {
+      pyb::gil_scoped_acquire gil;
+      pyb::list cols;
+      for (const auto& col : args) cols.append(arrays_to_py(col));
+      pyb::tuple res = fn->obj(cols, batch_num, epoch_num);
+      data::BatchResult out;
+      for (pyb::handle col : res[0]) {
+        out.columns.push_back(arrays_from_py(col, "per_batch_map"));
+      }
+      out.whole = pyb::cast<bool>(res[1]);
+      return out;
+    };
+  }
+  return bm;
+}
+
+// The samplers, Python transforms and sources.
+void bind_samplers_and_sources(pyb::module_& m) {
   pyb::class_<data::Sampler, data::SamplerPtr>(m, "Sampler")
       .def_property_readonly("name", &data::Sampler::name)
       .def("size", &data::Sampler::size)
@@ -228,7 +279,11 @@ void bind_data_engine(pyb::module_& m) {
         [](pyb::object reader, int64_t size, std::vector<std::string> cols) -> data::SourcePtr {
           return std::make_shared<PySource>(std::move(reader), size, std::move(cols));
         });
+}
 
+// The pipeline's nodes (pipeline.h).
+void bind_nodes(pyb::module_& m) {
+  using data::NodePtr;
   pyb::class_<data::Node, NodePtr>(m, "Node")
       .def_readonly("columns", &data::Node::columns)
       .def_property_readonly(
@@ -281,47 +336,9 @@ void bind_data_engine(pyb::module_& m) {
       "batch_node",
       [](NodePtr child, int64_t size, bool drop, int workers, pyb::list pads, pyb::object batch_map,
          std::vector<int> cols, std::vector<std::string> outs, pyb::object size_fn) {
-        std::vector<data::PadSpec> specs;
-        for (pyb::handle h : pads) {  // (column, shape or None, number or str)
-          auto t = pyb::cast<pyb::tuple>(h);
-          data::PadSpec p;
-          p.column = pyb::cast<int>(t[0]);
-          if (!t[1].is_none()) {
-            p.has_shape = true;
-            for (pyb::handle d : t[1]) {
-              try {
-                p.shape.push_back(int64_of(d));
-              } catch (const Error& e) {
-                throw Error(e.kind(), str("padded_batch: pad_info shape: ", e.message()));
-              }
-            }
-          }
-          if (pyb::isinstance<pyb::str>(t[2])) {
-            p.text = pyb::cast<std::string>(t[2]);
-          } else {
-            p.value = pyb::cast<double>(t[2]);
-          }
-          specs.push_back(std::move(p));
-        }
-        data::BatchMap bm;
-        if (!batch_map.is_none()) {
-          PyRefPtr fn = hold(std::move(batch_map));
-          // fn(columns, batch_num, epoch_num) -> (columns, whole) (pipeline.h, BatchResult)
-          bm = [fn](data::BatchColumns args, int64_t batch_num, int64_t epoch_num) {
-            pyb::gil_scoped_acquire gil;
-            pyb::list cols;
-            for (const auto& col : args) cols.append(arrays_to_py(col));
-            pyb::tuple res = fn->obj(cols, batch_num, epoch_num);
-            data::BatchResult out;
-            for (pyb::handle col : res[0]) {
-              out.columns.push_back(arrays_from_py(col, "per_batch_map"));
-            }
-            out.whole = pyb::cast<bool>(res[1]);
-            return out;
-          };
-        }
-        NodePtr n = data::batch_node(std::move(child), size, drop, workers, std::move(specs),
-                                     std::move(bm), std::move(cols), std::move(outs));
+        NodePtr n =
+            data::batch_node(std::move(child), size, drop, workers, pad_specs(pads),
+                             batch_map_fn(std::move(batch_map)), std::move(cols), std::move(outs));
         if (!size_fn.is_none()) {  // a callable batch_size: size_fn(batch_num, epoch_num)
           PyRefPtr fn = hold(std::move(size_fn));
           n->batch_size_fn = [fn](int64_t batch_num, int64_t epoch_num) {
@@ -340,7 +357,11 @@ void bind_data_engine(pyb::module_& m) {
   m.def("project_node", &data::project_node);
   m.def("zip_node", [](pyb::list l) { return data::zip_node(node_list(l)); });
   m.def("concat_node", [](pyb::list l) { return data::concat_node(node_list(l)); });
+}
 
+// The Pipeline that runs a tree of nodes, with its autotune report.
+void bind_pipeline(pyb::module_& m) {
+  using data::NodePtr;
   pyb::class_<PyPipeline>(m, "Pipeline")
       .def(pyb::init([](NodePtr root, uint64_t seed, int64_t num_epochs, int64_t init_step,
                         int64_t prefetch, int64_t autotune_interval, int autotune_max_workers,
@@ -399,8 +420,10 @@ void bind_data_engine(pyb::module_& m) {
         pyb::gil_scoped_release nogil;
         p.p->stop();
       });
+}
 
-  // The profiler (data/profiling.h): mycel._c_dataengine.GlobalContext.profiling_manager().
+// The profiler (data/profiling.h): mycel._c_dataengine.GlobalContext.profiling_manager().
+void bind_profiler(pyb::module_& m) {
   using data::Profiler;
   pyb::class_<Profiler, std::unique_ptr<Profiler, pyb::nodelete>>(m, "ProfilingManager")
       .def(
@@ -438,6 +461,15 @@ void bind_data_engine(pyb::module_& m) {
   m.def(
       "profiling_manager", [] { return &Profiler::instance(); },
       pyb::return_value_policy::reference, "The process's one pipeline profiler.");
+}
+
+}  // namespace
+
+void bind_data_engine(pyb::module_& m) {
+  bind_samplers_and_sources(m);
+  bind_nodes(m);
+  bind_pipeline(m);
+  bind_profiler(m);
 }
 
 }  // namespace mycel::py

@@ -133,10 +133,8 @@ federated::MsgKind kind_from_name(const std::string& k) {
   MC_THROW(Value, "federated: unknown message kind '", k, "'.");
 }
 
-}  // namespace
-
-void bind_federated(pyb::module_& parent) {
-  pyb::module_ m = parent.def_submodule("_federated", "mycel.federated internals");
+// The FL server, the client and the reply encoding (federated/server.h, client.h).
+void bind_server_and_client(pyb::module_& m) {
   pyb::class_<federated::Server>(m, "_Server")
       .def(pyb::init([](const pyb::dict& c) {
         federated::ServerConfig cfg = config_from_py(c);
@@ -214,9 +212,11 @@ void bind_federated(pyb::module_& parent) {
           pyb::arg("path"), pyb::arg("body"), pyb::arg("wait_ms") = 0)
       .def_property_readonly(
           "last_request", [](const federated::Client& c) { return pyb::bytes(c.last_request()); });
+}
 
-  // Compression (federated/compress.h): a downloaded model's codes to float32, and an update
-  // to its sparse 8-bit difference from the model as downloaded (a fresh random seed).
+// Compression (federated/compress.h): a downloaded model's codes to float32, and an update
+// to its sparse 8-bit difference from the model as downloaded (a fresh random seed).
+void bind_compression(pyb::module_& m) {
   m.def("_dequantize", [](const pyb::dict& message) {
     return weights_to_py(federated::compress::dequantize(weights_from_py(message)));
   });
@@ -229,9 +229,11 @@ void bind_federated(pyb::module_& parent) {
     }
     return weights_to_py(out);
   });
+}
 
-  // A client's secure-aggregation state for one round (federated/secagg.h); each method takes
-  // the server's reply of the step before and returns the next request's payload.
+// A client's secure-aggregation state for one round (federated/secagg.h); each method takes
+// the server's reply of the step before and returns the next request's payload.
+void bind_secagg(pyb::module_& m) {
   using SecAgg = federated::secagg::Client;
   pyb::class_<SecAgg>(m, "_SecAggClient")
       .def(pyb::init<std::string>(), pyb::arg("client_id"))
@@ -254,9 +256,11 @@ void bind_federated(pyb::module_& parent) {
       .def("reveal", [](const SecAgg& c, const pyb::dict& survivors) {
         return weights_to_py(c.reveal(weights_from_py(survivors)));
       });
+}
 
-  // Vertical federated learning (federated/vertical.h, psi.h): a party's endpoint and the
-  // private set intersection over it. Waits run without the GIL.
+// Vertical federated learning (federated/vertical.h, psi.h): a party's endpoint and the
+// private set intersection over it. Waits run without the GIL.
+void bind_vertical(pyb::module_& m) {
   using Vfl = federated::vertical::Communicator;
   pyb::class_<Vfl>(m, "_VflCommunicator")
       .def(pyb::init([](const std::string& name, const std::string& host, int port,
@@ -312,6 +316,16 @@ void bind_federated(pyb::module_& parent) {
     for (const std::string& s : out) l.append(pyb::bytes(s));
     return l;
   });
+}
+
+}  // namespace
+
+void bind_federated(pyb::module_& parent) {
+  pyb::module_ m = parent.def_submodule("_federated", "mycel.federated internals");
+  bind_server_and_client(m);
+  bind_compression(m);
+  bind_secagg(m);
+  bind_vertical(m);
 }
 
 }  // namespace mycel::py

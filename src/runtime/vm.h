@@ -154,8 +154,10 @@ class Executable {
 
   // Runs the entry graph on `args` (one per parameter; tensor arguments must match the
   // parameter's dtype and shape when its abstract is known, any size where it is dynamic). `host`
-  // may be null: print then writes to stdout and py_execute fails. Deep non-tail recursion is
-  // limited by `max_frames` (a RuntimeError naming the line), not by the C++ stack. With
+  // may be null: print then writes to stdout and py_execute fails. Non-tail recursion is
+  // limited to max(kMinDepth, ir::max_call_depth()) nested graph calls, read when the run
+  // starts (a RuntimeError naming the limit, how to raise it and the line), not by the C++
+  // stack. With
   // `observer`, the result's items are also reported as they become final (see ResultObserver).
   ir::Value run(const std::vector<ir::Value>& args, RuntimeHost* host, RunStats* stats = nullptr,
                 ResultObserver* observer = nullptr) const;
@@ -167,7 +169,11 @@ class Executable {
   std::string dump() const;
 
   size_t num_graphs() const { return graphs_.size(); }
-  static constexpr size_t kMaxFrames = 200000;
+  // The least run-time depth limit. max_call_depth (MindSpore's, default 1000) bounds calls
+  // nested at compile time; at run time a gradient through a loop nests about two graph
+  // calls per iteration, so the limit is never below this (a larger max_call_depth raises
+  // it: the frames live on the heap).
+  static constexpr size_t kMinDepth = 200000;
 
  private:
   Executable();

@@ -16,6 +16,7 @@
 #include "base/error.h"
 #include "base/interrupt.h"
 #include "comm/work_queue.h"
+#include "ir/depth.h"
 #include "runtime/eager.h"
 #include "runtime/op_profile.h"
 #include "runtime/record.h"
@@ -53,7 +54,11 @@ void RuntimeHost::check_signals() { stop_interrupted(); }
 class Interpreter {
  public:
   Interpreter(const Executable& exe, RuntimeHost* host, RunStats* stats, ResultObserver* observer)
-      : exe_(exe), host_(host), stats_(stats), observer_(observer) {}
+      : exe_(exe),
+        host_(host),
+        stats_(stats),
+        observer_(observer),
+        max_depth_(std::max(static_cast<size_t>(ir::max_call_depth()), Executable::kMinDepth)) {}
 
   Value run(const std::vector<Value>& args) {
     const GraphCode& entry = *exe_.graphs_[0];
@@ -125,8 +130,12 @@ class Interpreter {
   // Pushes a frame for gc with the arguments in scratch_.
   void push_frame(const GraphCode& gc) {
     check_arity(gc);
-    MC_CHECK(frames_.size() < Executable::kMaxFrames, Runtime, "maximum recursion depth exceeded (",
-             Executable::kMaxFrames, " nested calls)");
+    // The entry's frame and max_depth_ nested graph calls (tail calls add none).
+    MC_CHECK(frames_.size() <= max_depth_, Runtime, "maximum recursion depth exceeded: more than ",
+             max_depth_,
+             " nested graph calls at run time; if the recursion is meant to go this deep, "
+             "raise the limit with mycel.set_context(max_call_depth=N) or "
+             "mycel.set_recursion_limit(N)");
     size_t base = regs_.size();
     frames_.push_back({&gc, base, 0});
     regs_.resize(base + gc.nregs);
@@ -529,6 +538,7 @@ class Interpreter {
   RuntimeHost* host_;
   RunStats* stats_;
   ResultObserver* observer_;
+  const size_t max_depth_;         // nested graph calls allowed (vm.h, Executable::kMinDepth)
   std::vector<uint8_t> reported_;  // per entry result item: reported to observer_
   std::vector<Value> regs_;
   std::vector<Frame> frames_;

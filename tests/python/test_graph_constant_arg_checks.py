@@ -95,3 +95,47 @@ def test_float_slice_error_names_the_line():
     with pytest.raises(TypeError) as e:
         run_mode(FloatSliceInCell, "graph", Tensor(np.ones(3, np.float32)))
     assert "return x[1.2:]" in str(e.value)
+
+
+class _TensorBoundSlices(mycel.nn.Cell):
+    """A list sliced by constant one-element int and bool tensors (MindSpore's xs[:Tensor(3)]):
+    each is its integer value, as Python's __index__."""
+
+    def __init__(self):
+        super().__init__()
+        self.three, self.five, self.true = (mycel.Tensor(3), mycel.Tensor([5]),
+                                            mycel.Tensor([True]))
+        self.neg = mycel.Tensor(np.array([-1], np.int64))
+
+    def construct(self, xs):
+        a = xs[:self.three]
+        b = xs[self.true:]
+        c = xs[2:self.five:True]
+        d = xs[::self.neg]
+        return len(a) * 1000 + len(b) * 100 + len(c) * 10 + len(d), d[0]
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_constant_tensor_slice_bounds_are_their_integers(mode):
+    xs = [mycel.Tensor(np.full(2, float(i), np.float32)) for i in range(7)]
+    n, first = run_mode(_TensorBoundSlices, mode, xs)
+    want = [xs[:3], xs[1:], xs[2:5:1], xs[::-1]]
+    assert int(n) == sum(len(w) * k for w, k in zip(want, (1000, 100, 10, 1)))
+    np.testing.assert_array_equal(first.asnumpy(), [6.0, 6.0])
+
+
+def test_float_or_long_tensor_slice_bounds_are_type_errors():
+    class Bad(mycel.nn.Cell):
+        def __init__(self, bound):
+            super().__init__()
+            self.bound = bound
+
+        def construct(self, xs):
+            return xs[:self.bound]
+
+    xs = [mycel.Tensor(np.ones(2, np.float32)) for _ in range(3)]
+    for bound in (mycel.Tensor(1.5), mycel.Tensor(np.array([1, 2], np.int32))):
+        with pytest.raises(TypeError, match="slice indices must be integers"):
+            run_mode(Bad(bound), "graph", xs)
+        with pytest.raises((TypeError, ValueError)):   # Tensor.__index__ in PYNATIVE mode
+            run_mode(Bad(bound), "pynative", xs)

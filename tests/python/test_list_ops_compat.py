@@ -279,6 +279,8 @@ def test_pad_v3_bad_input():
     x = Tensor(np.ones((2, 3), np.float32))
     with pytest.raises(ValueError, match="PadV3.*mode"):
         nn_ops.PadV3("wrap")
+    with pytest.raises(TypeError, match="PadV3.*paddings_contiguous"):
+        nn_ops.PadV3("constant", 1)
     with pytest.raises(ValueError, match="PadV3.*even"):
         nn_ops.PadV3()(x, (1, 2, 3))
     with pytest.raises(ValueError, match="PadV3.*reflect"):
@@ -287,6 +289,12 @@ def test_pad_v3_bad_input():
         nn_ops.PadV3()(x, (-2, -1))
     with pytest.raises(ValueError, match="PadV3.*constant_value"):
         nn_ops.PadV3("edge")(x, (1, 1), 2.0)
+    with pytest.raises(TypeError, match="PadV3.*tuple or list of ints"):
+        nn_ops.PadV3()(x, (1.5, 1))
+    with pytest.raises(TypeError, match="PadV3.*tuple or list of ints"):
+        nn_ops.PadV3()(x, (True, 1))
+    with pytest.raises(TypeError, match="PadV3.*1-D int32 or int64"):
+        nn_ops.PadV3()(x, Tensor(np.array([1.0, 1.0], np.float32)))
 
 
 @pytest.mark.parametrize("mode", MODES)

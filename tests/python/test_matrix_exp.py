@@ -1,4 +1,4 @@
-"""ops.matrix_exp / MatrixExp (ops/function/breadth_ext_func.py): exp of square matrices by
+"""ops.matrix_exp / MatrixExp (ops/function/linalg_func.py): exp of square matrices by
 scaling and squaring, with the number of squarings a tensor and the squarings a loop on it,
 so the same code runs in PYNATIVE and GRAPH mode. Values against scipy.linalg.expm and
 torch.linalg.matrix_exp, gradients against torch, in both modes; the names MindSpore's ops

@@ -75,7 +75,8 @@ def test_errors_name_the_op():
     with pytest.raises(ValueError, match="scatter_nd_mul.*last dimension"):
         ops.scatter_nd_mul(p, Tensor(np.array([[0, 1, 2]], np.int32)),
                            Tensor(np.ones((1,), np.float32)))
-    with pytest.raises(TypeError, match="scatter_nd_sub.*same dtype"):
+    # MindSpore's rule for a written input: the Parameter cannot change dtype (float64 updates)
+    with pytest.raises(TypeError, match="scatter_nd_sub.*Data type conversion is not supported"):
         ops.scatter_nd_sub(p, Tensor(np.array([[0]], np.int32)),
                            Tensor(np.ones((1, 4), np.float64)))
     with pytest.raises(TypeError, match="scatter_nd_div.*int32 or int64"):
@@ -97,3 +98,32 @@ def test_parameter_copies_the_tensor_it_is_built_from(mode):
     np.testing.assert_array_equal(first, second)
     np.testing.assert_array_equal(first, expected("ScatterNdAdd", x, indices.asnumpy(),
                                                   updates.asnumpy()))
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_updates_of_a_lower_dtype_are_cast_to_the_parameter(mode):
+    # MindSpore's signature rule (its ut test_signature): float16 updates into a float32
+    # Parameter are cast to float32; an int8 Parameter cannot take float32 updates.
+    import mycel as ms
+    from mycel import context
+
+    class Net(nn.Cell):
+        def __init__(self, dtype):
+            super().__init__()
+            self.p = Parameter(Tensor(np.zeros((3, 2), dtype)), name="p")
+
+        def construct(self, idx, u):
+            return ops.scatter_nd_update(self.p, idx, u)
+
+    context.set_context(mode=context.GRAPH_MODE if mode == "graph" else context.PYNATIVE_MODE)
+    try:
+        net = Net(np.float32)
+        out = net(Tensor(np.array([[1]], np.int32)), Tensor(np.array([[1.5, 2.5]], np.float16)))
+        assert out.dtype == ms.float32
+        np.testing.assert_array_equal(net.p.asnumpy(), [[0, 0], [1.5, 2.5], [0, 0]])
+        with pytest.raises(TypeError, match="primitive\\[ScatterNdUpdate\\] is Int8"):
+            Net(np.int8)(Tensor(np.array([[1]], np.int32)),
+                         Tensor(np.array([[1.5, 2.5]], np.float32)))
+    finally:
+        context.set_context(mode=context.PYNATIVE_MODE)
+

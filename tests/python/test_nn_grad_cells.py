@@ -63,6 +63,37 @@ def test_vjp_cotangent_must_match_the_output(mode):
 
 
 @pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE], ids=["graph", "pynative"])
+def test_jvp_tangents_must_match_the_inputs(mode):
+    ms.set_context(mode=mode)
+    x = Tensor(np.ones((2, 2), np.float32))
+    for args in ((x, (x,)), (x, (x, x)), (x, x, x), (x, x, (x,))):
+        with pytest.raises(TypeError, match="Jvp"):
+            Jvp(TwoOut() if len(args) == 3 else Cube())(*args)
+
+
+class Counted(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.count = ms.Parameter(Tensor(np.zeros((), np.float32)), name="count")
+
+    def construct(self, x):
+        ms.ops.assign_add(self.count, Tensor(1.0, ms.float32))
+        return x ** 3
+
+
+@pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE], ids=["graph", "pynative"])
+def test_cells_run_the_forward_once(mode):
+    ms.set_context(mode=mode)
+    x = np.array([[1.0, 2.0], [3.0, -1.0]], np.float32)
+    for cell in (Vjp, Jvp):
+        net = Counted()
+        out, g = cell(net)(Tensor(x), Tensor(np.ones((2, 2), np.float32)))
+        assert float(net.count.asnumpy()) == 1.0
+        np.testing.assert_allclose(out.asnumpy(), x ** 3, rtol=1e-6)
+        np.testing.assert_allclose(g.asnumpy(), 3 * x ** 2, rtol=1e-5)
+
+
+@pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE], ids=["graph", "pynative"])
 def test_functional_jvp_vjp_inside_jit_and_construct(mode):
     # ops.jvp / ops.vjp called from graph code (a jit function, a construct): has_aux's branch
     # must leave `aux` defined on the other path too

@@ -1,4 +1,4 @@
-"""The composed array functions of ops/function/breadth_array_func.py (ops.eye ... ops.cummax)
+"""The composed array functions of ops/function/array_func.py (ops.eye ... ops.cummax)
 and their primitives, against numpy and PyTorch, in PYNATIVE and GRAPH mode (a Cell whose
 construct calls the function: the `mode` fixture), gradients against torch, argument
 errors typed."""

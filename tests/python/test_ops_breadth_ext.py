@@ -1,4 +1,4 @@
-"""ops/function/breadth_ext_func.py and ops/operations/breadth_ext_ops.py: col2im, swiglu, rms_norm, matrix_exp (scipy), the pooling and
+"""col2im, swiglu, rms_norm, matrix_exp (scipy), the pooling and
 resizing primitives, the random choices, the loop primitives, IndexPut and
 HistogramFixedWidth; PYNATIVE and GRAPH mode where the function compiles (the `mode`
 fixture)."""

@@ -1,4 +1,4 @@
-"""The composed math functions of ops/function/breadth_math_func.py (ops.gcd ... ops.nextafter)
+"""The composed math functions of ops/function/math_func.py (ops.gcd ... ops.nextafter)
 and their primitives, against numpy, scipy and PyTorch, in PYNATIVE and GRAPH mode (the
 `mode` fixture), gradients against torch, argument errors typed."""
 import math

@@ -1,7 +1,7 @@
 """ops.median, ops.nanmedian, ops.unfold / P.Im2Col, P.Polar, P.Cholesky, P.Geqrf,
 ops.crop_and_resize, P.CTCLoss, P.NoRepeatNGram and P.LogUniformCandidateSampler /
-ops.log_uniform_candidate_sampler (ops/function/breadth_more_func.py,
-ops/operations/breadth_more_ops.py) against numpy, torch or analytic values, in PYNATIVE and
+ops.log_uniform_candidate_sampler (ops/function/candidate_sampler_func.py,
+ops/operations/composed_random_ops.py) against numpy, torch or analytic values, in PYNATIVE and
 GRAPH mode; gradients against torch; errors."""
 import math
 

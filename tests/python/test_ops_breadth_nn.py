@@ -1,4 +1,4 @@
-"""The composed neural-network functions of ops/function/breadth_nn_func.py (activations,
+"""The composed neural-network functions of ops/function/nn_func.py (activations,
 channel dropout, group_norm, embedding, channel_shuffle, the losses, fold, affine_grid) and
 their primitives, against PyTorch (values and gradients), in PYNATIVE and GRAPH mode (the
 `mode` fixture), argument errors typed."""

@@ -1,5 +1,5 @@
-"""The composed random and window functions (breadth_random_func.py), the scatter family
-(breadth_scatter_func.py) and the misc functions (breadth_misc_func.py) with their
+"""The composed random and window functions (random_func.py), the scatter family
+(scatter_func.py) and the misc functions (image_func.py, array_ext_func.py, ...) with their
 primitives: windows against scipy/torch, random draws against their distributions (moments
 and frequencies with wide margins, seeds reproducible), scatters against numpy loops, boxes
 against hand-written references of MindSpore's documented formulas; PYNATIVE and GRAPH mode

@@ -1,4 +1,4 @@
-"""The special functions of ops/function/breadth_special_func.py (the Bessel family, zeta,
+"""The special functions of ops/function/special_func.py (the Bessel family, zeta,
 polygamma, igamma, igammac) and their primitives against scipy, on both sides of each
 series/asymptotic crossover, in PYNATIVE and GRAPH mode (the `mode` fixture); gradients
 against the known derivatives; argument errors typed."""

@@ -1,4 +1,4 @@
-"""svd / Svd, pinv and cond (ops/function/breadth_svd_func.py: one-sided Jacobi) against
+"""svd / Svd, pinv and cond (ops/function/linalg_func.py: one-sided Jacobi) against
 numpy, tall, wide, square and batched, in PYNATIVE and GRAPH mode; the singular values'
 gradient against torch; argument errors typed."""
 import numpy as np

@@ -247,10 +247,22 @@ def test_pad_v3_grad_matches_torch_autograd(mode, mode_name, shape, pads):
 def test_pad_v3_grad_errors():
     with pytest.raises(ValueError, match="PadV3Grad"):
         G.PadV3Grad("wrap")
+    with pytest.raises(TypeError, match="PadV3Grad.*paddings_contiguous"):
+        G.PadV3Grad("edge", 1)
     with pytest.raises(ValueError, match="PadV3Grad"):
         G.PadV3Grad("constant")(Tensor(np.ones((2, 3))), Tensor(np.array([1], np.int64)))
     with pytest.raises(ValueError, match="PadV3Grad"):
         G.PadV3Grad("reflect")(Tensor(np.ones((2, 5))), Tensor(np.array([3, 0], np.int64)))
+    with pytest.raises(ValueError, match="PadV3Grad.*even"):
+        G.PadV3Grad("constant")(Tensor(np.ones((2, 5))), (1, 1, 1))
+    with pytest.raises(TypeError, match="PadV3Grad.*1-D int32 or int64"):
+        G.PadV3Grad("constant")(Tensor(np.ones((2, 5))), Tensor(np.array([1.0, 1.0])))
+    with pytest.raises(TypeError, match="PadV3Grad.*tensor, tuple or list"):
+        G.PadV3Grad("constant")(Tensor(np.ones((2, 5))), "1, 1")
+    # the begins-then-ends layout reads the same pairs: (1, 2) on dim -1, (0, 1) on dim -2
+    a = G.PadV3Grad("constant", paddings_contiguous=False)(Tensor(np.ones((3, 6))), (1, 0, 2, 1))
+    b = G.PadV3Grad("constant")(Tensor(np.ones((3, 6))), (1, 2, 0, 1))
+    assert a.shape == (2, 3) and np.array_equal(a.asnumpy(), b.asnumpy())
 
 
 def test_cell_cls_name():

@@ -19,9 +19,7 @@ import math
 from mycel import _mycel as _C
 from mycel.ops.function import math_func as _m, random_func as _r
 from mycel.ops.function import cholesky_func as _ch, stats_ext_func as _st
-from mycel.ops.function import breadth_array_func as _ba
-from mycel.ops.function import breadth_random_func as _br
-from mycel.ops.function import breadth_sample_func as _bs
+from mycel.ops.function import linalg_func as _la
 from mycel.ops.primitive import constexpr
 
 
@@ -82,12 +80,12 @@ GRAPH_FORMS = {"__sub__": _isub}
 
 METHODS = {
     "addr": _addr,
-    "cross": lambda self, other, dim=None: _ba.cross(self, other, dim),
+    "cross": lambda self, other, dim=None: _la.cross(self, other, dim),
     "multinomial": lambda self, num_samples, replacement=True, seed=None:
-        _br.multinomial(self, num_samples, replacement, seed),
-    "orgqr": lambda self, input2: _bs.orgqr(self, input2),
-    "qr": lambda self, some=True: _bs.qr(self, "reduced" if some else "complete"),
-    "lu_solve": lambda self, LU_data, LU_pivots: _bs.lu_solve(self, LU_data, LU_pivots),  # noqa
+        _r.multinomial(self, num_samples, replacement, seed),
+    "orgqr": lambda self, input2: _la.orgqr(self, input2),
+    "qr": lambda self, some=True: _la.qr(self, "reduced" if some else "complete"),
+    "lu_solve": lambda self, LU_data, LU_pivots: _la.lu_solve(self, LU_data, LU_pivots),  # noqa
     "mvlgamma": lambda self, p: _st.mvlgamma(self, p),
     "cholesky": lambda self, upper=False: _ch.cholesky(self, upper),
     "cholesky_inverse": lambda self, upper=False: _ch.cholesky_inverse(self, upper),

@@ -22,8 +22,8 @@ from mycel.ops.function import math_func as _m, array_func as _a, array_ext_func
 from mycel.ops.function import sort_scan_func as _s, index_add_func as _ia
 from mycel.ops.function import math_ext_func as _x, special_func as _sp
 from mycel.ops.function._util import prim, as_tensor
-from mycel.ops.function import breadth_more_func as _bm
 from mycel.ops.primitive import constexpr
+from mycel.ops.function import nn_func as _nnf
 
 Tensor = _C.Tensor
 
@@ -478,7 +478,7 @@ def index_put(self, indices, values, accumulate=False):
 def unfold(self, kernel_size, dilation=1, padding=0, stride=1):
     """The sliding kxk blocks of an (N, C, H, W) tensor as columns (N, C * kh * kw, L), L the
     number of block positions (ops.unfold; torch.nn.functional.unfold; im2col)."""
-    cols = _bm.unfold_blocks("Tensor.unfold", self, kernel_size, dilation, padding, stride)
+    cols = _nnf.unfold_blocks("Tensor.unfold", self, kernel_size, dilation, padding, stride)
     return _a.reshape(cols, (cols.shape[0], cols.shape[1] * cols.shape[2], cols.shape[3]))
 
 

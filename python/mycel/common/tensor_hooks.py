@@ -9,7 +9,7 @@ Where a hook acts:
 - on a tensor a gradient function differentiates with respect to (an input of the call, or
   one of its weights), registered before or during the call: the gradient returned for it is
   passed through the tensor's hooks, in PYNATIVE and GRAPH mode alike (``_GradFunction`` in
-  ops/composite.py calls ``apply_leaf_hooks``). The hooks stay on the tensor until removed.
+  ops/composite/__init__.py calls ``apply_leaf_hooks``). The hooks stay on the tensor until removed.
 - on a tensor made by the ops of a PYNATIVE gradient's recording (an intermediate value in a
   construct run eagerly): the recording routes the whole gradient of that tensor (from every
   use, earlier uses included) through the hook (``_C._hook_recorded``, compiler/ad/pynative.h).

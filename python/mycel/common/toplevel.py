@@ -43,8 +43,11 @@ def get_current_device():
 def set_recursion_limit(recursion_limit=1000):
     """Sets how many calls GRAPH mode's compiler specialises inside one another (nested
     helper calls, recursion on compile-time constants) before it raises a RecursionError;
-    1000 by default. It applies to compiles that start afterwards. A larger limit stays
-    safe: the compiler also stops before the thread's stack runs out (src/ir/depth.h)."""
+    1000 by default (``set_context(max_call_depth=N)`` is its older name). It applies to
+    compiles that start afterwards. A larger limit stays safe: the compiler also stops
+    before the thread's stack runs out (src/ir/depth.h). At run time (a recursion on tensor
+    values) nested graph calls are limited to 200000, or to this limit when larger (the
+    executor's frames live on the heap; src/runtime/vm.h); past it, a RuntimeError."""
     if isinstance(recursion_limit, bool) or not isinstance(recursion_limit, (int, np.integer)):
         raise TypeError(f"For 'set_recursion_limit', the recursion_limit must be an int, but "
                         f"got {type(recursion_limit).__name__}.")

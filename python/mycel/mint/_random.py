@@ -6,7 +6,7 @@ argument order and defaults (multinomial samples without replacement by default;
 probability of each 1)."""
 from mycel import _mycel as _C
 from mycel.ops.function import random_func as _r
-from mycel.ops.function import breadth_random_func as _br
+from mycel.ops.function import random_func as _rf
 
 __all__ = ["rand", "randn", "randint", "randperm", "multinomial", "bernoulli", "rand_like",
            "randn_like", "randint_like"]
@@ -36,33 +36,33 @@ def randint(*args, generator=None, dtype=None):
     else:
         raise TypeError(f"For 'randint', the arguments must be (high, size) or (low, high, "
                         f"size), but got {len(args)} positional arguments.")
-    return _br.randint(low, high, size, dtype=dtype, generator=generator)
+    return _rf.randint(low, high, size, dtype=dtype, generator=generator)
 
 
 def randperm(n, *, generator=None, dtype=_C.int64):
     """A random permutation of 0 .. n - 1."""
-    return _br.randperm(n, dtype=dtype, generator=generator)
+    return _rf.randperm(n, dtype=dtype, generator=generator)
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):  # noqa: A002
     """num_samples category indices per row of input (non-negative weights, 1-D or 2-D),
     without replacement unless replacement is True; int64."""
-    return _br.multinomial(input, num_samples, replacement, generator=generator)
+    return _rf.multinomial(input, num_samples, replacement, generator=generator)
 
 
 def bernoulli(input, *, generator=None):  # noqa: A002
     """1 with probability input (each element, in [0, 1]), else 0, in input's dtype."""
-    return _br.bernoulli(input, input, generator=generator)
+    return _rf.bernoulli(input, input, generator=generator)
 
 
 def rand_like(input, *, generator=None, dtype=None):  # noqa: A002
     """U[0, 1) samples of input's shape (its dtype unless given)."""
-    return _br.rand_like(input, dtype=dtype, generator=generator)
+    return _rf.rand_like(input, dtype=dtype, generator=generator)
 
 
 def randn_like(input, *, generator=None, dtype=None):  # noqa: A002
     """N(0, 1) samples of input's shape (its dtype unless given)."""
-    return _br.randn_like(input, dtype=dtype, generator=generator)
+    return _rf.randn_like(input, dtype=dtype, generator=generator)
 
 
 def randint_like(input, *args, generator=None, dtype=None):  # noqa: A002
@@ -75,4 +75,4 @@ def randint_like(input, *args, generator=None, dtype=None):  # noqa: A002
     else:
         raise TypeError(f"For 'randint_like', the arguments after input must be (high) or "
                         f"(low, high), but got {len(args)}.")
-    return _br.randint_like(input, low, high, dtype=dtype, generator=generator)
+    return _rf.randint_like(input, low, high, dtype=dtype, generator=generator)

@@ -53,6 +53,9 @@ def cosine_decay_lr(min_lr, max_lr, total_step, step_per_epoch, decay_epoch):
     _positive("cosine_decay_lr", "min_lr", min_lr, allow_zero=True)
     _positive("cosine_decay_lr", "max_lr", max_lr)
     _steps("cosine_decay_lr", total_step, step_per_epoch, decay_epoch)
+    if min_lr >= max_lr:
+        raise ValueError(f"For 'cosine_decay_lr', 'min_lr' must be less than 'max_lr', but got "
+                         f"{min_lr} and {max_lr}.")
     out = []
     for i in range(total_step):
         e = min(i // step_per_epoch, decay_epoch)

@@ -1,11 +1,10 @@
 """Jacobian products as Cells (MindSpore's ``mindspore.nn.grad``): ``Vjp(fn)(*inputs, v)`` gives
 ``(fn(*inputs), v^T J)`` and ``Jvp(fn)(*inputs, v)`` gives ``(fn(*inputs), J v)``, where v is
 one Tensor for a single output (Vjp) or input (Jvp), else a tuple of them. Both are built on
-GradOperation, so they compile in GRAPH mode like any Cell: Vjp is the gradient with the
-sensitivity v; Jvp is the gradient of that pullback with respect to its cotangent u (the
-pullback is linear in u, so its own pullback along v is J v, the same at every u)."""
+ops.vjp and ops.jvp, so fn runs once per call (its effects happen once) and they compile in
+GRAPH mode like any Cell."""
 from mycel.nn.cell import Cell
-from mycel.ops.composite import GradOperation
+from mycel.ops.composite import jvp, vjp
 
 
 class Vjp(Cell):
@@ -16,45 +15,32 @@ class Vjp(Cell):
     def __init__(self, fn):
         super().__init__()
         self.fn = fn
-        self._grad_all = GradOperation(get_all=True, sens_param=True)
-        self._grad_one = GradOperation(sens_param=True)
 
     def construct(self, *args):
         inputs = args[:-1]
-        out = self.fn(*inputs)
+        out, pull = vjp(self.fn, *inputs)
+        grads = pull(args[-1])
         if len(inputs) == 1:
-            return out, self._grad_one(self.fn)(*args)
-        return out, self._grad_all(self.fn)(*args)
-
-
-class _Pullback(Cell):
-    """(*inputs, u) -> u^T J, the tuple of input gradients (linear in u)."""
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-        self._grad_all = GradOperation(get_all=True, sens_param=True)
-
-    def construct(self, *args):
-        return self._grad_all(self.fn)(*args)
+            return out, grads[0]
+        return out, grads
 
 
 class Jvp(Cell):
     """Jvp(fn)(*inputs, v) -> (fn(*inputs), J v: one Tensor for one output, else a tuple), v
-    one tangent per input (a Tensor for one input, else a tuple)."""
+    one tangent per input (a Tensor for one input, else a tuple): a TypeError otherwise."""
 
     def __init__(self, fn):
         super().__init__()
         self.fn = fn
-        self._pull = _Pullback(fn)
-        self._push = GradOperation(get_all=True, sens_param=True)
 
     def construct(self, *args):
         inputs = args[:-1]
         v = args[-1]
-        out = self.fn(*inputs)
         tangents = v if isinstance(v, tuple) else (v,)
-        # the pullback is linear in u, so its gradient in u is the same at every u: the
-        # output itself serves as u (it has the outputs' structure and dtypes)
-        grads = self._push(self._pull)(*inputs, out, tangents)
-        return out, grads[-1]
+        # MindSpore's structure: a Tensor for one input, a tuple of one per input for several
+        if len(tangents) != len(inputs) or isinstance(v, tuple) != (len(inputs) > 1):
+            given = f"a tuple of {len(v)}" if isinstance(v, tuple) else "a Tensor"
+            raise TypeError(f"For 'Jvp', v must be a Tensor for one input, or a tuple of one "
+                            f"tangent per input for several, but there are {len(inputs)} "
+                            f"inputs and v is {given}.")
+        return jvp(self.fn, inputs, tangents)

@@ -14,7 +14,7 @@ from mycel.ops.function import nn_func as _F
 from mycel.ops.function import array_func as _a
 from mycel.ops.function import loss_func as _L
 from mycel.ops.function import math_func as _m
-from mycel.ops.function import breadth_nn_func as _bnn
+from mycel.ops.function import nn_func as _nnf
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -279,6 +279,39 @@ class TripletMarginLoss(_Loss):
                                       self.swap, self.reduction)
 
 
+class TripletMarginWithDistanceLoss(_Loss):
+    """max(d(x, positive) - d(x, negative) + margin, 0) with d = distance_function(a, b) (None:
+    the 2-norm ||a - b + 1e-6|| over the last dimension, as ops.pairwise_distance); swap: the
+    negative distance is min(d(x, negative), d(positive, negative))."""
+
+    def __init__(self, distance_function=None, swap=False, reduction="mean", margin=1.0):
+        super().__init__(reduction)
+        if distance_function is not None and not callable(distance_function):
+            raise TypeError(f"For 'TripletMarginWithDistanceLoss', 'distance_function' must be "
+                            f"callable or None, but got {type(distance_function).__name__}.")
+        if not isinstance(swap, bool):
+            raise TypeError(f"For 'TripletMarginWithDistanceLoss', 'swap' must be a bool, but got "
+                            f"{type(swap).__name__}.")
+        if isinstance(margin, bool) or not isinstance(margin, numbers.Real) or margin < 0:
+            raise ValueError(f"For 'TripletMarginWithDistanceLoss', 'margin' must be a "
+                             f"non-negative float, but got {margin!r}.")
+        self.distance_function = distance_function
+        self.swap, self.margin = swap, float(margin)
+
+    def _distance(self, a, b):
+        if self.distance_function is None:
+            return _L._pairwise_distance(a, b, 2, 1e-6)
+        return self.distance_function(a, b)
+
+    def construct(self, x, positive, negative):
+        d_pos = self._distance(x, positive)
+        d_neg = self._distance(x, negative)
+        if self.swap:
+            d_neg = _m.minimum(d_neg, self._distance(positive, negative))
+        loss = _nnf.relu(d_pos - d_neg + self.margin)
+        return _nnf._reduce(loss, self.reduction, "TripletMarginWithDistanceLoss")
+
+
 class PoissonNLLLoss(_Loss):
     """exp(x) - target * x (log_input) or x - target * log(x + eps); full adds Stirling's
     approximation of log(target!)."""
@@ -329,7 +362,7 @@ __all__ = ["L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss", "BCEWithLogitsLos
            "SoftmaxCrossEntropyWithLogits", "MAELoss", "RMSELoss", "SmoothL1Loss", "HuberLoss",
            "KLDivLoss", "BCELoss", "MarginRankingLoss", "CosineEmbeddingLoss",
            "SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "TripletMarginLoss",
-           "PoissonNLLLoss", "GaussianNLLLoss", "CTCLoss"]
+           "TripletMarginWithDistanceLoss", "PoissonNLLLoss", "GaussianNLLLoss", "CTCLoss"]
 
 
 class LossBase(Cell):
@@ -451,7 +484,7 @@ class MultilabelMarginLoss(_Loss):
     max(0, 1 - (x[j] - x[i])) / C, then the mean, sum or none (ops.multilabel_margin_loss)."""
 
     def construct(self, x, target):
-        return _bnn.multilabel_margin_loss(x, target, self.reduction)
+        return _nnf.multilabel_margin_loss(x, target, self.reduction)
 
 
 __all__ += ["MultilabelMarginLoss"]

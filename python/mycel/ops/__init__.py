@@ -16,6 +16,9 @@ from mycel.ops import functional  # noqa: F401
 # cannot import them itself (random_ops imports it).
 from mycel.ops.operations import random_ops as _random_ops  # noqa: F401
 from mycel.ops.operations import sparse_ops as _sparse_ops  # noqa: F401
+# ops.auto_generate (MindSpore's generated primitives) as an attribute of ops, as programs reach
+# it (mindspore.ops.auto_generate.PReLUGrad()).
+from mycel.ops import auto_generate  # noqa: F401,E402
 from mycel.ops.operations.sparse_ops import SparseToDense, SparseTensorDenseMatmul  # noqa: F401
 from mycel.ops.composite import (GradOperation, grad, value_and_grad,  # noqa: F401
                                  stop_gradient, depend, Depend, vjp, jvp, jacfwd, jacrev)
@@ -48,13 +51,13 @@ from mycel.ops.function.conv3d_func import conv3d  # noqa: E402,F401
 from mycel.ops.function.fractional_fixed_func import (  # noqa: E402,F401
     fractional_max_pool2d, fractional_max_pool3d)
 from mycel.ops.morph import Morph  # noqa: E402,F401  (ops/morph.py)
-# ops breadth (ops/operations/breadth_ops.py, ops/_taylor.py): the functional names that live
-# beside their primitives.
-from mycel.ops.operations.breadth_ops import scalar_to_tensor, tuple_to_array, eps  # noqa: E402,F401
+# The functional names that live beside their primitives (operations/composed_*_ops.py).
+from mycel.ops.operations.composed_array_ops import (scalar_to_tensor,  # noqa: E402,F401
+                                                  tuple_to_array, diagonal_scatter)
+from mycel.ops.operations.composed_math_ops import eps  # noqa: E402,F401
+from mycel.ops.operations.composed_random_ops import (random_categorical,  # noqa: E402,F401
+                                                   uniform_candidate_sampler)
 from mycel.ops._taylor import jet, derivative  # noqa: E402,F401
-from mycel.ops.operations.breadth_ext_ops import (diagonal_scatter,  # noqa: E402,F401
-                                                  random_categorical,
-                                                  uniform_candidate_sampler)
 # complex numbers: real, imag, conj, angle, complex, polar, ... (function/complex_func.py)
 from mycel.ops.function.complex_func import (real, imag, conj, angle, complex, polar,  # noqa: E402,F401,A004
                                              view_as_real, view_as_complex, is_complex, adjoint,
@@ -64,5 +67,6 @@ from mycel.ops.function.fft_func import (fft, ifft, fft2, ifft2, fftn, ifftn,  #
                                          rfft, irfft, rfft2, irfft2, rfftn, irfftn, hfft, ihfft,
                                          hfft2, ihfft2, hfftn, ihfftn, fftshift, ifftshift,
                                          fftfreq, rfftfreq)
-# ops.log_uniform_candidate_sampler lives beside its primitive (operations/breadth_more_ops.py)
-from mycel.ops.operations.breadth_more_ops import log_uniform_candidate_sampler  # noqa: E402,F401
+# ops.log_uniform_candidate_sampler lives beside its primitive (operations/composed_random_ops.py)
+from mycel.ops.operations.composed_random_ops import (  # noqa: E402,F401
+    log_uniform_candidate_sampler)

@@ -142,3 +142,12 @@ def prim_attr_register(fn):
         fn(self, *args, **kwargs)
 
     return deco
+
+
+# MindSpore's ops.primitive module holds these too (``from mindspore.ops.primitive import
+# PrimitiveWithInfer``). primitive.py cannot import this module (this module imports it), so
+# the names are set on it here, when mycel.ops loads.
+from mycel.ops import primitive as _primitive_module  # noqa: E402
+
+for _name in ("PrimitiveWithInfer", "PrimitiveWithCheck", "prim_attr_register"):
+    setattr(_primitive_module, _name, globals()[_name])

@@ -75,13 +75,14 @@ def shape_mul(shape):
     for d in shape:
         out *= d
     return out
-# ops breadth: the functional names that live beside their primitives (breadth_ops.py,
-# breadth_ext_ops.py)
-from mycel.ops.operations.breadth_ops import scalar_to_tensor, tuple_to_array, eps  # noqa: E402,F401
-from mycel.ops.operations.breadth_ext_ops import (diagonal_scatter,  # noqa: E402,F401
-                                                  random_categorical,
-                                                  uniform_candidate_sampler)
-from mycel.ops.operations.breadth_more_ops import log_uniform_candidate_sampler  # noqa: E402,F401
+# The functional names that live beside their primitives (operations/composed_*_ops.py).
+from mycel.ops.operations.composed_array_ops import (scalar_to_tensor,  # noqa: E402,F401
+                                                  tuple_to_array, diagonal_scatter)
+from mycel.ops.operations.composed_math_ops import eps  # noqa: E402,F401
+from mycel.ops.operations.composed_random_ops import (random_categorical,  # noqa: E402,F401
+                                                   uniform_candidate_sampler)
+from mycel.ops.operations.composed_random_ops import (  # noqa: E402,F401
+    log_uniform_candidate_sampler)
 
 
 # complex numbers (function/complex_func.py), as MindSpore's ops.functional has them

@@ -23,15 +23,16 @@ Attrs derived(const Attrs& fwd, std::string_view drop, const char* name = nullpt
 
 const Shape& shape(const Node* n) { return IrBuilder::shape_of(n); }
 
-int64_t softmax_axis(const Attrs& attrs) {
+// The axes of a Softmax / LogSoftmax (an int, or a tuple of contiguous ones: softmax_split).
+std::vector<int64_t> softmax_axes(const Attrs& attrs) {
   const AttrValue& v = attrs.get("axis");
-  if (const auto* list = std::get_if<std::vector<int64_t>>(&v)) return (*list)[0];
-  return std::get<int64_t>(v);
+  if (const auto* list = std::get_if<std::vector<int64_t>>(&v)) return *list;
+  return {std::get<int64_t>(v)};
 }
 
-// The softmax Jacobian-vector product: s * (g - sum(g * s, axis))
-Node* softmax_jvp(IrBuilder& b, Node* s, Node* g, int64_t axis) {
-  return b.mul(s, b.sub(g, b.reduce_sum(b.mul(g, s), {axis}, true)));
+// The softmax Jacobian-vector product: s * (g - sum(g * s, axes))
+Node* softmax_jvp(IrBuilder& b, Node* s, Node* g, const std::vector<int64_t>& axes) {
+  return b.mul(s, b.sub(g, b.reduce_sum(b.mul(g, s), axes, true)));
 }
 // Whether n is a zero the AD made for an output nobody used (a Fill of 0): its terms vanish.
 bool is_zero_fill(const Node* n) {
@@ -180,14 +181,13 @@ Grads bprop_avg_pool_grad(BpropArgs& a) {
 // Softmax: dx = out * (dout - sum(dout * out, axis))
 Grads bprop_softmax(BpropArgs& a) {
   if (shape(a.in[0]).empty()) return {a.b.zeros_like(a.in[0])};
-  return {softmax_jvp(a.b, a.out, a.dout, softmax_axis(a.attrs))};
+  return {softmax_jvp(a.b, a.out, a.dout, softmax_axes(a.attrs))};
 }
 // LogSoftmax: dx = dout - exp(out) * sum(dout, axis)
 Grads bprop_log_softmax(BpropArgs& a) {
   IrBuilder& b = a.b;
   if (shape(a.in[0]).empty()) return {b.zeros_like(a.in[0])};
-  int64_t axis = softmax_axis(a.attrs);
-  return {b.sub(a.dout, b.mul(b.exp(a.out), b.reduce_sum(a.dout, {axis}, true)))};
+  return {b.sub(a.dout, b.mul(b.exp(a.out), b.reduce_sum(a.dout, softmax_axes(a.attrs), true)))};
 }
 // SparseSoftmaxCrossEntropyWithLogits(logits [N, C], labels [N]):
 //   loss (is_grad false):  dlogits = dout * (softmax(logits) - onehot(labels)) / N, the op
@@ -207,7 +207,7 @@ Grads bprop_sparse_softmax_ce(BpropArgs& a) {
   ax.set("axis", std::vector<int64_t>{-1});
   Node* s = b.prim(OpId::Softmax, {a.in[0]}, ax);
   double n = static_cast<double>(shape(a.in[0])[0]);
-  return {b.mul_scalar(softmax_jvp(b, s, a.dout, -1), 1.0 / n), nullptr};
+  return {b.mul_scalar(softmax_jvp(b, s, a.dout, {-1}), 1.0 / n), nullptr};
 }
 // SoftmaxCrossEntropyWithLogits(logits, labels) -> (loss [N], grad [N, C]),
 // loss = -sum(labels * log_softmax(logits), 1), grad = softmax(logits) - labels:
@@ -225,7 +225,7 @@ Grads bprop_softmax_ce(BpropArgs& a) {
   Node* dl = b.reshape(dloss, {ls[0], 1});
   Node* s = b.add(grad, a.in[1]);  // softmax(logits)
   Node* sum_y = b.reduce_sum(a.in[1], {1}, true);
-  Node* dlogits = b.add(b.mul(dl, b.sub(b.mul(s, sum_y), a.in[1])), softmax_jvp(b, s, dgrad, 1));
+  Node* dlogits = b.add(b.mul(dl, b.sub(b.mul(s, sum_y), a.in[1])), softmax_jvp(b, s, dgrad, {1}));
   Attrs ax;
   ax.set("axis", int64_t{1});
   Node* lsm = b.prim(OpId::LogSoftmax, {logits}, ax);

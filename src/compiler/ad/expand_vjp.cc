@@ -64,6 +64,7 @@ bool expand_vjp(Module& m, FuncGraph* root) {
     for (FuncGraph* h : m.reachable_graphs(target)) inner = inner || with_vjp.count(h) > 0;
     if (inner) continue;
     normalize_calls(m, target);
+    follow_writes(m, target);
     FuncGraph* kg = k.k_graph(target);
 
     FuncGraph* s = v->graph();

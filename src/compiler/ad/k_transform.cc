@@ -385,14 +385,20 @@ class KGraph {
   // PyTorch's rule for in-place writes: the backward must not read a value (a tensor
   // computed here) that an op writes in place later in the forward, as it would read the
   // written one. An op of the backward (but ZerosLike/OnesLike, which read only the shape)
-  // reading the forward copy of such a tensor is a TypeError naming the write. (A write whose
-  // later readers read the update, compiler/ad/bprop.h, is fine.) A parameter of g (an input of
-  // the differentiated function, a weight) counts only when g's output reads the write's value
-  // (through data, not a depend's ordering input): otherwise the backward does not wait for the
-  // write and order_updates runs its reads of the parameter before it (the old value, as
-  // PYNATIVE's recording keeps it).
+  // reading the forward copy of such a tensor -- or of any node of its storage the write does
+  // not come before (a depend of it, an earlier update's result: detail::storage_root) -- is a
+  // TypeError naming the write and the forward op that read the value. (A write whose later
+  // readers read the update, compiler/ad/bprop.h, is fine.) A storage that is a parameter of g
+  // (an input of the differentiated function, a weight) counts only when g's output reads the
+  // write's value (through data, not a depend's ordering input): otherwise the backward does
+  // not wait for the write and order_updates runs its reads of the parameter before it (the
+  // old value, as PYNATIVE's recording keeps it).
   void check_overwritten() {
-    std::unordered_map<const Node*, CNode*> written;  // forward copy -> the writing op
+    struct Overwritten {
+      CNode* write;
+      const Node* value;  // the forward node whose value the write overwrites
+    };
+    std::unordered_map<const Node*, Overwritten> written;  // forward copy -> ...
     const std::unordered_set<const Node*> output_reads = data_cone(g_->output());
     for (CNode* n : order_) {
       const Value* cv = const_value(n->callee());
@@ -400,12 +406,19 @@ class KGraph {
       const OpDef& op = *cv->as_prim().op;
       if ((op.flags & F_INPLACE) == 0) continue;
       for (size_t i = 1; i < n->size(); ++i) {
-        Node* x = n->input(i);
-        while (x->is_cnode() && static_cast<CNode*>(x)->is_builtin(Builtin::Depend))
-          x = static_cast<CNode*>(x)->input(1);
-        if (writes_input(op, i - 1) && x->graph() == g_ &&
-            (x->is_cnode() || (x->is_param() && output_reads.count(n) != 0)))
-          written.emplace(fwd_of(x), n);
+        if (!writes_input(op, i - 1)) continue;
+        Node* x = strip_depends(n->input(i));
+        const Node* root = compiler::detail::storage_root(x);
+        if (x->graph() != g_ || root->graph() != g_ ||
+            !(root->is_cnode() || (root->is_param() && output_reads.count(n) != 0)))
+          continue;
+        written.emplace(fwd_of(x), Overwritten{n, x});
+        const std::unordered_set<const Node*> after = reached_from(n);
+        if (root->is_param())
+          written.emplace(fwd_of(const_cast<Node*>(root)), Overwritten{n, root});
+        for (CNode* y : order_)
+          if (y != n && after.count(y) == 0 && compiler::detail::storage_root(y) == root)
+            written.emplace(fwd_of(y), Overwritten{n, y});
       }
     }
     if (written.empty()) return;
@@ -418,17 +431,49 @@ class KGraph {
         if (id == OpId::ZerosLike || id == OpId::OnesLike) continue;
         for (size_t i = 1; i < c->size(); ++i) {
           auto w = written.find(c->input(i));
-          if (w == written.end()) continue;
-          CNode* u = w->second;
-          throw Error(
-              ErrorKind::Type,
-              str("the gradient needs a value that '", const_value(u->callee())->as_prim().op->name,
-                  "' overwrites in place afterwards (", span_location(u->span()),
-                  "); write into a copy, or compute a new tensor (y = y + v) instead\n",
-                  span_excerpt(u->span())));
+          if (w != written.end()) overwritten(w->second.write, w->second.value);
         }
       }
     }
+  }
+
+  // The nodes of g_ that depend on n (through data or a depend's order).
+  std::unordered_set<const Node*> reached_from(const CNode* n) const {
+    std::unordered_map<const Node*, std::vector<const CNode*>> users;
+    for (const CNode* c : order_)
+      for (size_t i = 1; i < c->size(); ++i) users[c->input(i)].push_back(c);
+    std::unordered_set<const Node*> seen;
+    std::vector<const Node*> todo{n};
+    while (!todo.empty()) {
+      const Node* y = todo.back();
+      todo.pop_back();
+      for (const CNode* u : users[y])
+        if (seen.insert(u).second) todo.push_back(u);
+    }
+    return seen;
+  }
+
+  // The error of check_overwritten: the write, and the forward op (not a depend or a write)
+  // that took the value the backward needs (the last before the write: its rule reads it).
+  [[noreturn]] void overwritten(CNode* u, const Node* value) const {
+    const CNode* reader = nullptr;
+    for (const CNode* c : order_) {
+      if (c == u) break;
+      if (c->is_builtin(Builtin::Depend) || !c->span().valid()) continue;
+      const PrimData* p = c->prim();
+      if (p != nullptr && (p->op->flags & F_INPLACE) != 0) continue;
+      for (size_t i = 1; i < c->size(); ++i)
+        if (c->input(i) == value) reader = c;
+    }
+    throw Error(
+        ErrorKind::Type,
+        str("the gradient needs a value that '", const_value(u->callee())->as_prim().op->name,
+            "' overwrites in place afterwards (", span_location(u->span()),
+            "); write into a copy, or compute a new tensor (y = y + v) instead\n",
+            span_excerpt(u->span()),
+            reader == nullptr
+                ? std::string()
+                : str("the value was read before the write by:\n", span_excerpt(reader->span()))));
   }
 
   // The nodes of g whose values `out` is computed from: every input, but of depend(x, ...)
@@ -498,21 +543,93 @@ class KGraph {
     return nullptr;
   }
 
-  // A tensor computed here, written in place (directly or by a graph it is passed to) and
-  // read after the write through depend(x, ...) rather than through the write's result:
-  // the gradient of those reads would bypass the write (an update inside an `if` branch, a
-  // loop, or a function that does not return the tensor; the specialiser follows only writes
-  // whose result is at hand, Specializer::updated_). A TypeError naming the write.
+  // A tensor computed here or a parameter (an input, a weight), written in place by a graph
+  // it is passed to and read after the write through depend(x, ...) rather than through the
+  // write's result: the gradient of those reads would bypass the write (a function chosen at
+  // run time; follow_writes follows the writes of this graph, Specializer::updated_ those
+  // whose result is at hand). A TypeError naming the write. AssignAdd of a constant is
+  // exempt: the gradient through it is the variable's own (a counter).
   void check_unfollowed_writes() {
     std::vector<FuncGraph*> stack;
     for (CNode* n : order_)
       for (size_t i = 1; i < n->size(); ++i) {
         Node* x = strip_depends(n->input(i));
-        if (!x->is_cnode() || x->graph() != g_ || !carries_cot(x->abstract())) continue;
+        if (!(x->is_cnode() || x->is_param()) || x->graph() != g_ || !carries_cot(x->abstract()))
+          continue;
         CNode* w = writer_of(n, i, stack);
-        if (w == nullptr) continue;
+        if (w == nullptr || (const_value(w->callee())->as_prim().op->id == OpId::AssignAdd &&
+                             w->size() == 3 && w->input(2)->is_value()))
+          continue;
         if (CNode* r = read_after(order_, n, x)) unfollowed(w, n, r);
       }
+    check_closure_writes();
+  }
+
+  // A call of a function value made at run time (`f = upd if c else noop; f(y, x)`: neither
+  // a graph nor a switch of graphs) is not followed into by writer_of. When a graph it may
+  // run (one its function value is made from, or one those reach) writes one of its
+  // parameters (a capture or an argument), each tensor of g_ the call passes or its closure
+  // captures counts as written by it (an over-approximation: such a read is then a
+  // TypeError, never a silently missed write).
+  void check_closure_writes() {
+    for (CNode* n : order_) {
+      Node* f = n->callee();
+      if (f->is_value() || is_builtin_call(f, Builtin::Switch)) continue;
+      std::vector<Node*> tensors;
+      std::vector<FuncGraph*> graphs;
+      passed_values(n, tensors, graphs);
+      CNode* w = nullptr;
+      for (size_t k = 0; k < graphs.size() && w == nullptr; ++k) w = param_write(graphs[k]);
+      if (w == nullptr) continue;
+      for (Node* x : tensors)
+        if (CNode* r = read_after(order_, n, x)) unfollowed(w, n, r);
+    }
+  }
+
+  // An Assign, or an AssignAdd of a computed value, in a graph reachable from h that writes a
+  // parameter of its graph; null: none.
+  CNode* param_write(FuncGraph* h) const {
+    for (FuncGraph* k : m_.reachable_graphs(h))
+      for (CNode* c : m_.toposort(k)) {
+        const PrimData* p = c->prim();
+        if (p == nullptr || c->size() != 3 ||
+            !(p->op->id == OpId::Assign ||
+              (p->op->id == OpId::AssignAdd && !c->input(2)->is_value())))
+          continue;
+        if (compiler::detail::storage_root(c->input(1))->is_param()) return c;
+      }
+    return nullptr;
+  }
+
+  // The tensors of g_ (carrying a cotangent) that call n passes or its function value
+  // captures, and the graphs that value is made from: through partial's bound values, a
+  // switch's branches, the callee and arguments of calls that make the function, tuples and
+  // depends' first inputs.
+  void passed_values(CNode* n, std::vector<Node*>& tensors, std::vector<FuncGraph*>& graphs) const {
+    std::vector<Node*> todo(n->inputs().begin(), n->inputs().end());
+    std::unordered_set<Node*> seen;
+    while (!todo.empty()) {
+      Node* y = todo.back();
+      todo.pop_back();
+      if (!seen.insert(y).second) continue;
+      if (const Value* v = const_value(y)) {
+        if (v->is(ValueKind::Graph) && v->as_graph()->module() == &m_)
+          graphs.push_back(v->as_graph());
+        continue;
+      }
+      if (y->graph() != g_) continue;
+      const AbsPtr& a = y->abstract();
+      if (a && a->kind == AbsKind::Tensor) {
+        if (carries_cot(a)) tensors.push_back(strip_depends(y));
+        continue;
+      }
+      if (!y->is_cnode()) continue;
+      auto* c = static_cast<CNode*>(y);
+      if (c->prim() != nullptr) continue;
+      const size_t from = is_builtin_call(c, Builtin::Switch) ? 2 : 0;
+      const size_t to = c->is_builtin(Builtin::Depend) ? std::min<size_t>(c->size(), 2) : c->size();
+      for (size_t i = from; i < to; ++i) todo.push_back(c->input(i));
+    }
   }
 
   // A depend among the nodes of `order` after n (depending on it) that reads x: the tensor
@@ -537,15 +654,16 @@ class KGraph {
 
   // The error: the write, the call that made it (when another), the read after it.
   [[noreturn]] static void unfollowed(CNode* w, CNode* call, CNode* read) {
-    throw Error(ErrorKind::Type,
-                str("the gradient cannot follow the in-place write of '",
-                    const_value(w->callee())->as_prim().op->name, "' (", span_location(w->span()),
-                    ") into a tensor computed in the differentiated function and read after it: "
-                    "graph mode follows such a write only where its result is at hand (not "
-                    "inside an `if` branch, a loop, or a function that does not return the "
-                    "tensor); compute a new tensor (y = y + v) instead\n",
-                    span_excerpt(w->span()), w == call ? "" : span_excerpt(call->span()),
-                    "read after the write:\n", span_excerpt(read->span())));
+    throw Error(
+        ErrorKind::Type,
+        str("the gradient cannot follow the in-place write of '",
+            const_value(w->callee())->as_prim().op->name, "' (", span_location(w->span()),
+            ") into a tensor of the differentiated function (computed, an input or a weight) "
+            "read after it: graph mode follows such a write only where its result is at "
+            "hand (not inside a function chosen at run time); compute a new tensor "
+            "(y = y + v) instead\n",
+            span_excerpt(w->span()), w == call ? "" : span_excerpt(call->span()),
+            "read after the write:\n", span_excerpt(read->span())));
   }
 
   [[noreturn]] void unsupported(CNode* n, const std::string& what) {

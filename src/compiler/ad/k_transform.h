@@ -37,6 +37,13 @@ bool as_closure(Node* f, FuncGraph** g, std::vector<Node*>* caps);
 // Pre and post: lifted, specialised IR. Returns whether it changed anything.
 bool normalize_calls(Module& m, FuncGraph* g);
 
+// In the graphs reachable from g, a node ordered after an Assign or AssignAdd of a storage
+// in its graph that reads that storage (depend(x, state...), a call taking x) reads the
+// write's result (the same value; the gradient then flows through the write): see
+// follow_writes.cc. Pre and post: lifted, specialised IR. Returns whether it changed
+// anything.
+bool follow_writes(Module& m, FuncGraph* g);
+
 class KTransform {
  public:
   explicit KTransform(Module& m) : m_(m) {}

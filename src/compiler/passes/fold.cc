@@ -245,8 +245,17 @@ bool call_partial_directly(CNode* c) {
 
 bool fold(Module& m, FuncGraph* root) {
   detail::RewritePass pass(m, root);
+  // A tensor an op writes in place stays computed: a constant would be one buffer that
+  // every call writes (`z = ops.zeros(3); ops.assign_add(z, x)` returned x + x the second
+  // time), where the program makes a fresh one per call. Nor does an op reading a constant
+  // that an op writes (a global Tensor) run at compile time: it would read the value from
+  // before every write.
+  const std::unordered_set<const Node*> written = detail::written_storages(pass.w.nodes);
   return pass.run([&](CNode* c) {
     bool edited = call_partial_directly(c);
+    if (written.count(c) != 0) return edited;
+    for (size_t i = 1; i < c->size(); ++i)
+      if (written.count(detail::storage_root(c->input(i))) != 0) return edited;
     if (Node* r = fold_node(m, c)) pass.rw.replace(c, r);
     return edited;
   });

@@ -40,13 +40,10 @@ bool is_view(const CNode* c) {
 }
 
 // The tensor a node stands for: depend(x, ...) is x, ordered after the other inputs (the
-// specialiser reads a Parameter after the program's last effect as depend(w, effect)).
-const Node* root_of(const Node* n) {
-  while (n->is_cnode() && static_cast<const CNode*>(n)->is_builtin(Builtin::Depend) &&
-         static_cast<const CNode*>(n)->size() > 1)
-    n = static_cast<const CNode*>(n)->input(1);
-  return n;
-}
+// specialiser reads a Parameter after the program's last effect as depend(w, effect)), and
+// an update's result is the variable it wrote (the specialiser reads a weight after
+// Assign(w, v) as that Assign: detail::storage_root).
+const Node* root_of(const Node* n) { return detail::storage_root(n); }
 
 // Whether c writes the tensor `root` (through an input OpDef::writes names).
 bool writes(const CNode* c, const Node* root) {
@@ -85,12 +82,22 @@ class Orderer {
     std::vector<Node*> readers;
     std::unordered_set<Node*> seen;
     // A view of the written tensor (Reshape, a slice, a depend...: the executor may alias the
-    // storage) is read through its users too, also when the view itself runs before c.
+    // storage) is read through its users too, also when the view itself runs before c; so is
+    // the result of another update of it (Assign(w, v) is w; a multi-output update's result
+    // only through its getitem of that output), the update itself keeping its data order.
     std::vector<Node*> aliases{root};
     for (size_t k = 0; k < aliases.size(); ++k) {
+      const AbsPtr& ka = aliases[k]->abstract();
+      const bool tuple = ka != nullptr && ka->kind == AbsKind::Tuple;
       for (CNode* u : users_[aliases[k]]) {
-        if (u == c || after.count(u) || writes(u, root) || !seen.insert(u).second) continue;
-        if (is_view(u)) aliases.push_back(u);
+        if (tuple && root_of(u) != root) continue;
+        if (u == c || after.count(u) || !seen.insert(u).second) continue;
+        if (writes(u, root) || root_of(u) == root) {
+          aliases.push_back(u);
+          if (writes(u, root)) continue;
+        } else if (is_view(u)) {
+          aliases.push_back(u);
+        }
         if (!before.count(u)) readers.push_back(u);
       }
     }

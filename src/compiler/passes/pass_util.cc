@@ -11,6 +11,43 @@ namespace mycel::compiler::detail {
 
 using namespace ir;
 
+const Node* storage_root(const Node* n) {
+  for (;;) {
+    if (!n->is_cnode()) return n;
+    auto* c = static_cast<const CNode*>(n);
+    if (c->is_builtin(Builtin::Depend) && c->size() > 1) {
+      n = c->input(1);
+      continue;
+    }
+    size_t i = 0;  // the output of the update that n is
+    if (c->is_builtin(Builtin::GetItem) && c->size() == 3) {
+      std::optional<int64_t> k = const_int(c->input(2));
+      if (!k || *k < 0 || !c->input(1)->is_cnode()) return n;
+      i = static_cast<size_t>(*k);
+      c = static_cast<const CNode*>(c->input(1));
+      const PrimData* p = c->prim();
+      if (p == nullptr || p->op->num_outputs <= 1) return n;
+    }
+    const PrimData* p = c->prim();
+    if (p == nullptr || (p->op->flags & F_UPDATE) == 0 || p->op->num_outputs < 1 ||
+        i >= static_cast<size_t>(p->op->num_outputs) || i + 1 >= c->size() ||
+        (p->op->num_outputs > 1 && n == c))
+      return n;
+    n = c->input(i + 1);
+  }
+}
+
+std::unordered_set<const Node*> written_storages(const std::vector<CNode*>& nodes) {
+  std::unordered_set<const Node*> out;
+  for (const CNode* c : nodes) {
+    const PrimData* p = c->prim();
+    if (p == nullptr || p->op->writes == 0) continue;
+    for (size_t i = 1; i < c->size(); ++i)
+      if (writes_input(*p->op, i - 1)) out.insert(storage_root(c->input(i)));
+  }
+  return out;
+}
+
 Walk walk(FuncGraph* root) {
   Walk w;
   std::unordered_set<FuncGraph*> graph_seen{root};

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/anf.h"
@@ -56,6 +57,14 @@ inline std::optional<int64_t> const_int(const ir::Node* n) {
     return std::nullopt;
   return v->as_int();
 }
+
+// The tensor whose storage n stands for: depend(x, ...) is x, and an update's result is the
+// variable it wrote (F_UPDATE: output i is input i, written in place -- Assign(w, v) is w's
+// storage, and so is getitem i of a multi-output update's result). A write through any node
+// of one storage changes what every other node of it reads.
+const ir::Node* storage_root(const ir::Node* n);
+// The storages (storage_root) that ops among `nodes` write in place (OpDef::writes).
+std::unordered_set<const ir::Node*> written_storages(const std::vector<ir::CNode*>& nodes);
 
 // Nodes with effects beyond their result: never merged, dropped or run at compile time.
 inline bool is_effectful_callee(const ir::Value& v) {

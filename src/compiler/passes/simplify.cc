@@ -21,9 +21,11 @@
 // where the parallel rewrite lays its tensor out.
 //
 // In a program with update ops, an operand that is a parameter of the root (a weight or an
-// input, maybe read through depend) or a tensor an op writes in place (OpDef::writes: an
-// update's output, which aliases its variable, written again later) is not taken for the
-// result: the op's fresh value must not alias a tensor that an update writes later.
+// input, maybe read through depend) or a tensor an op writes in place (OpDef::writes; an
+// update's output is its variable: detail::storage_root) is not taken for the result: the
+// op's fresh value must not alias a tensor that an update writes later. Nor is an op whose
+// own result an update writes rewritten: the write would go into the operand, which other
+// readers hold (`z = y * 2; w = z + 0; ops.assign(w, x)` must leave z alone).
 //
 // Exactness: every rewrite gives bit-identical results, except x + 0.0 -> x, which keeps
 // the sign of a -0.0 element of x (IEEE gives +0.0 there).
@@ -106,11 +108,9 @@ bool simplify_node(Module& m, detail::Rewriter& rw, CNode* c, const FuncGraph* k
   auto to = [&](Node* x) {
     // A weight or input of the entry (read through depend or not) stays computed: the
     // result is a fresh value that a later in-place update of the weight must not change.
-    const Node* r = x;
-    while (r->is_cnode() && static_cast<const CNode*>(r)->is_builtin(Builtin::Depend))
-      r = static_cast<const CNode*>(r)->input(1);
+    const Node* r = detail::storage_root(x);
     if (keep != nullptr && r->is_param() && r->graph() == keep) return false;
-    if (written.count(r) != 0) return false;
+    if (written.count(r) != 0 || written.count(c) != 0) return false;
     rw.replace(c, x);
     return true;
   };
@@ -196,19 +196,9 @@ bool simplify_node(Module& m, detail::Rewriter& rw, CNode* c, const FuncGraph* k
 bool simplify(Module& m, FuncGraph* root) {
   detail::RewritePass pass(m, root);
   const FuncGraph* keep = nullptr;  // the root's parameters, when the program updates state
-  std::unordered_set<const Node*> written;
-  for (CNode* c : pass.w.nodes) {
-    const PrimData* p = c->prim();
-    if (p == nullptr) continue;
-    if ((p->op->flags & F_UPDATE) != 0) keep = root;
-    for (size_t i = 1; i < c->size(); ++i)
-      if (writes_input(*p->op, i - 1)) {
-        const Node* r = c->input(i);
-        while (r->is_cnode() && static_cast<const CNode*>(r)->is_builtin(Builtin::Depend))
-          r = static_cast<const CNode*>(r)->input(1);
-        written.insert(r);
-      }
-  }
+  const std::unordered_set<const Node*> written = detail::written_storages(pass.w.nodes);
+  for (CNode* c : pass.w.nodes)
+    if (c->prim() != nullptr && (c->prim()->op->flags & F_UPDATE) != 0) keep = root;
   return pass.run([&](CNode* c) {
     return c->prim() != nullptr && c->size() >= 2 && simplify_node(m, pass.rw, c, keep, written);
   });

@@ -32,7 +32,7 @@
 // The pipeline then optimises again, so the moves and broadcasts fold where they cancel.
 //
 // PYNATIVE mode runs the same transform: a vmap function called eagerly is compiled like a
-// jit function (python/mycel/ops/composite.py), so both modes batch one way.
+// jit function (python/mycel/ops/composite/__init__.py), so both modes batch one way.
 #pragma once
 
 #include "ir/anf.h"

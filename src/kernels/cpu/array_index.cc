@@ -344,11 +344,8 @@ void cpu_one_hot(const KernelContext& ctx) {
   const Tensor& ind = ctx.in[0];
   const Tensor& out = ctx.out[0];
   const int64_t depth = ctx.attrs.get_int("depth");
-  int64_t axis = ctx.attrs.get_int("axis");
-  if (axis < 0) axis = ind.ndim();
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < axis; ++d) outer *= ind.dim(d);
-  for (int64_t d = axis; d < ind.ndim(); ++d) inner *= ind.dim(d);
+  const OneHotLayout l = one_hot_layout(ind, ctx.attrs.get_int("axis"));
+  const int64_t outer = l.outer, inner = l.inner;
   out.fill(Scalar::from_float(ctx.attrs.get_float("off_value")));
   if (out.numel() == 0) return;
   const Scalar on = Scalar::from_float(ctx.attrs.get_float("on_value"));

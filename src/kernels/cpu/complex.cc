@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "base/parallel.h"
+#include "kernels/complex_real_input.h"
+#include "ops/complex_ops.h"
 
 namespace mycel {
 
@@ -115,49 +117,24 @@ struct MakeComplexF {  // Complex(real, imag)
   }
 };
 
+// The output element type of a loop (ops/complex_ops.h's Out column) for input T.
+template <class T>
+using SameOf = T;
+template <class T>
+using PartOf = typename T::value_type;
+template <class T>
+using BoolOf = bool;
+
+// The loop of each row of ops/complex_ops.h: functor <Loop>F, output <Out>Of<T>.
 template <class T>
 ew::UnaryLoop unary_for(OpId id) {
-  using P = typename T::value_type;
   switch (id) {
-    case OpId::Neg:
-      return &unary_loop<T, T, NegF>;
-    case OpId::Abs:
-    case OpId::ComplexAbs:
-      return &unary_loop<T, P, AbsF>;
-    case OpId::Sign:
-      return &unary_loop<T, T, SignF>;
-    case OpId::Square:
-      return &unary_loop<T, T, SquareF>;
-    case OpId::Exp:
-      return &unary_loop<T, T, ExpF>;
-    case OpId::Log:
-      return &unary_loop<T, T, LogF>;
-    case OpId::Sqrt:
-      return &unary_loop<T, T, SqrtF>;
-    case OpId::Reciprocal:
-      return &unary_loop<T, T, ReciprocalF>;
-    case OpId::Sin:
-      return &unary_loop<T, T, SinF>;
-    case OpId::Cos:
-      return &unary_loop<T, T, CosF>;
-    case OpId::Tan:
-      return &unary_loop<T, T, TanF>;
-    case OpId::Atan:
-      return &unary_loop<T, T, AtanF>;
-    case OpId::Sinh:
-      return &unary_loop<T, T, SinhF>;
-    case OpId::Cosh:
-      return &unary_loop<T, T, CoshF>;
-    case OpId::Tanh:
-      return &unary_loop<T, T, TanhF>;
-    case OpId::Conj:
-      return &unary_loop<T, T, ConjF>;
-    case OpId::Real:
-      return &unary_loop<T, P, RealF>;
-    case OpId::Imag:
-      return &unary_loop<T, P, ImagF>;
-    case OpId::Angle:
-      return &unary_loop<T, P, AngleF>;
+#define MC_CX_CASE(Op, Loop, Out, Dev) \
+  case OpId::Op:                       \
+    return &unary_loop<T, Out##Of<T>, Loop##F>;
+    MC_COMPLEX_UNARY_OPS(MC_CX_CASE)
+    MC_COMPLEX_PART_OPS(MC_CX_CASE)
+#undef MC_CX_CASE
     default:
       return nullptr;
   }
@@ -166,37 +143,22 @@ ew::UnaryLoop unary_for(OpId id) {
 template <class T>
 ew::BinaryLoop binary_for(OpId id) {
   switch (id) {
-    case OpId::Add:
-      return &binary_loop<T, T, AddF>;
-    case OpId::Sub:
-      return &binary_loop<T, T, SubF>;
-    case OpId::Mul:
-      return &binary_loop<T, T, MulF>;
-    case OpId::Div:
-      return &binary_loop<T, T, DivF>;
-    case OpId::Pow:
-      return &binary_loop<T, T, PowF>;
-    case OpId::Equal:
-      return &binary_loop<T, bool, EqualF>;
-    case OpId::NotEqual:
-      return &binary_loop<T, bool, NotEqualF>;
+#define MC_CX_CASE(Op, Loop, Out, Dev) \
+  case OpId::Op:                       \
+    return &binary_loop<T, Out##Of<T>, Loop##F>;
+    MC_COMPLEX_BINARY_OPS(MC_CX_CASE)
+#undef MC_CX_CASE
     default:
       return nullptr;
   }
 }
 
-// Angle and ComplexAbs of a real tensor: 0 or pi (NaN stays NaN), |x|; computed in double.
-void real_angle_abs(const KernelContext& ctx) {
-  const Tensor x = ctx.in[0].cast(DType::Float64).contiguous();
-  Tensor r = Tensor::empty(x.shape(), DType::Float64);
-  const double* xp = x.data<double>();
-  double* rp = r.data<double>();
-  const bool angle = ctx.op.id == OpId::Angle;
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    const double v = xp[i];
-    rp[i] = angle ? (std::isnan(v) ? v : (std::signbit(v) ? std::numbers::pi : 0.0)) : std::fabs(v);
+// Angle or |x| of n float64 values (complex_op_on_real's loop on the CPU).
+void real_angle_abs(bool angle, double* y, const double* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = x[i];
+    y[i] = angle ? (std::isnan(v) ? v : (std::signbit(v) ? std::numbers::pi : 0.0)) : std::fabs(v);
   }
-  ctx.out[0].copy_from(r);
 }
 
 // ---- reductions -------------------------------------------------------------------------
@@ -366,21 +328,7 @@ void cpu_complex_op(const KernelContext& ctx) {
     ew::run_unary(x, y, complex_unary_loop(ctx.op.id, x.dtype()), ew::kGrainCheap);
     return;
   }
-  switch (ctx.op.id) {  // a real input
-    case OpId::Real:
-    case OpId::Conj:
-      y.copy_from(x);
-      return;
-    case OpId::Imag:
-      y.fill(Scalar::from_int(0));
-      return;
-    case OpId::Angle:
-    case OpId::ComplexAbs:
-      real_angle_abs(ctx);
-      return;
-    default:
-      MC_ASSERT(false, "cpu_complex_op on ", ctx.op.name);
-  }
+  complex_op_on_real(ctx, real_angle_abs);
 }
 
 }  // namespace mycel

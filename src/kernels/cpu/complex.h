@@ -1,12 +1,12 @@
 // The complex64/complex128 kernels of the CPU backend (kernels/cpu/complex.cc):
-//   - the complex loops of the elementwise ops that take complex (Neg, Abs, Sign, Square, Exp,
-//     Log, Sqrt, Reciprocal, Sin, Cos, Tan, Atan, Sinh, Cosh, Tanh; Add, Sub, Mul, Div, Pow, Equal,
-//     NotEqual), which cpu_unary and cpu_binary pick when their input is complex (the op
-//     table's infer rules refuse complex for the other ops, so no kernel sees it);
+//   - the complex loops of the elementwise ops that take complex (the rows of
+//     ops/complex_ops.h), which cpu_unary and cpu_binary pick when their input is complex (the
+//     op table's infer rules refuse complex for the other ops, so no kernel sees it);
 //   - Sum/Mean/Prod reductions over complex tensors (cpu_reduce calls complex_reduce);
 //   - the blocked complex matrix product behind MatMul/BatchMatMul (cpu_matmul calls
 //     complex_gemm per batch; its naive oracle is kernels/ref);
-//   - cpu_complex_op: Real, Imag, Conj, Angle, ComplexAbs and Complex (ops/defs/elementwise.def).
+//   - cpu_complex_op: Real, Imag, Conj, Angle, ComplexAbs and Complex (ops/defs/elementwise.def;
+//     on a real input, kernels/complex_real_input.h).
 // Formulas are std::complex's (C99 Annex G for inf/nan in exp, log, sqrt and the trigonometry).
 #pragma once
 
@@ -16,7 +16,8 @@
 namespace mycel {
 
 // The strided loop of a complex elementwise op on dtype t (Complex64 or Complex128), or
-// nullptr when the op has none. Abs writes the part dtype (|x|), Equal/NotEqual bool.
+// nullptr when the op has none (a row of ops/complex_ops.h has one). Abs writes the part dtype
+// (|x|), Equal/NotEqual bool.
 ew::UnaryLoop complex_unary_loop(OpId id, DType t);
 ew::BinaryLoop complex_binary_loop(OpId id, DType t);
 

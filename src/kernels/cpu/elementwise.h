@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "base/parallel.h"
+#include "kernels/elementwise_forms.h"
 #include "tensor/strided.h"
 #include "tensor/tensor.h"
 
@@ -37,28 +38,7 @@ using UnaryLoop = void (*)(int64_t n, const char* x, int64_t sx, char* y, int64_
 using BinaryLoop = void (*)(int64_t n, const char* a, int64_t sa, const char* b, int64_t sb,
                             char* o, int64_t so);
 
-// Integer arithmetic that wraps (two's complement) instead of overflowing into UB.
-template <class T>
-using wide_unsigned_t = std::conditional_t<sizeof(T) <= 4, uint32_t, uint64_t>;
-template <class T>
-MC_EW_INLINE T wrap_add(T a, T b) {
-  using W = wide_unsigned_t<T>;
-  return static_cast<T>(static_cast<W>(a) + static_cast<W>(b));
-}
-template <class T>
-MC_EW_INLINE T wrap_sub(T a, T b) {
-  using W = wide_unsigned_t<T>;
-  return static_cast<T>(static_cast<W>(a) - static_cast<W>(b));
-}
-template <class T>
-MC_EW_INLINE T wrap_mul(T a, T b) {
-  using W = wide_unsigned_t<T>;
-  return static_cast<T>(static_cast<W>(a) * static_cast<W>(b));
-}
-template <class T>
-MC_EW_INLINE T wrap_neg(T a) {
-  return wrap_sub(T(0), a);
-}
+// wrap_add, wrap_sub, wrap_mul, wrap_neg: kernels/elementwise_forms.h.
 
 // y = f(x) over tensors of one shape; x may be strided, y is contiguous.
 inline void run_unary(const Tensor& x, const Tensor& y, UnaryLoop fn, int64_t grain) {

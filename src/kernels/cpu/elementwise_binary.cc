@@ -10,6 +10,7 @@
 #include "base/pymath.h"
 #include "kernels/cpu/complex.h"
 #include "kernels/cpu/elementwise.h"
+#include "kernels/elementwise_forms.h"
 #include "ops/op_table.h"
 
 namespace mycel {
@@ -22,73 +23,13 @@ struct BinBase {
   static constexpr bool kHeavy = false;
 };
 
-struct AddOp : BinBase {
-  template <class C>
-  MC_EW_INLINE static C f(C a, C b) {
-    if constexpr (std::is_same_v<C, bool>)
-      return a || b;
-    else if constexpr (std::is_integral_v<C>)
-      return ew::wrap_add(a, b);
-    else
-      return a + b;
-  }
-};
-
-struct SubOp : BinBase {
-  template <class C>
-  MC_EW_INLINE static C f(C a, C b) {
-    if constexpr (std::is_integral_v<C>)
-      return ew::wrap_sub(a, b);
-    else
-      return a - b;
-  }
-};
-
-struct MulOp : BinBase {
-  template <class C>
-  MC_EW_INLINE static C f(C a, C b) {
-    if constexpr (std::is_same_v<C, bool>)
-      return a && b;
-    else if constexpr (std::is_integral_v<C>)
-      return ew::wrap_mul(a, b);
-    else
-      return a * b;
-  }
-};
-
-struct DivOp : BinBase {
-  template <class C>
-  MC_EW_INLINE static C f(C a, C b) {
-    return a / b;
-  }
-};
-
-struct ReluGradOp : BinBase {
-  template <class C>
-  MC_EW_INLINE static C f(C dy, C y) {
-    return y > C(0) ? dy : C(0);
-  }
-};
-
-struct MaximumOp : BinBase {
-  template <class C>
-  MC_EW_INLINE static C f(C a, C b) {
-    if constexpr (std::is_floating_point_v<C>)
-      return ((a > b) | (a != a)) ? a : b;
-    else
-      return a > b ? a : b;
-  }
-};
-
-struct MinimumOp : BinBase {
-  template <class C>
-  MC_EW_INLINE static C f(C a, C b) {
-    if constexpr (std::is_floating_point_v<C>)
-      return ((a < b) | (a != a)) ? a : b;
-    else
-      return a < b ? a : b;
-  }
-};
+using AddOp = ew::AddForm<BinBase>;
+using SubOp = ew::SubForm<BinBase>;
+using MulOp = ew::MulForm<BinBase>;
+using DivOp = ew::DivForm<BinBase>;
+using ReluGradOp = ew::ReluGradForm<BinBase>;
+using MaximumOp = ew::MaximumForm<BinBase>;
+using MinimumOp = ew::MinimumForm<BinBase>;
 
 // Python's float // and %: py_floordiv and py_mod of base/pymath.h.
 
@@ -197,39 +138,21 @@ struct PowOp : BinBase {
   }
 };
 
-// Bitwise and / or / xor: integers and bool (as logical and / or / xor).
-#define MC_EW_BIT(Name, op)                                                   \
-  struct Name : BinBase {                                                     \
-    template <class C>                                                        \
-    MC_EW_INLINE static C f(C a, C b) {                                       \
-      if constexpr (std::is_same_v<C, bool>)                                  \
-        return static_cast<bool>(static_cast<int>(a) op static_cast<int>(b)); \
-      else                                                                    \
-        return static_cast<C>(a op b);                                        \
-    }                                                                         \
-  };
-MC_EW_BIT(BitAndOp, &)
-MC_EW_BIT(BitOrOp, |)
-MC_EW_BIT(BitXorOp, ^)
-#undef MC_EW_BIT
+// Bitwise and / or / xor: the integer dtypes, and bool as logical and / or / xor
+// (kernels/elementwise_forms.h, shared with the CUDA loops).
+using BitAndOp = ew::BitwiseForm<BinBase, ew::Bitwise::And>;
+using BitOrOp = ew::BitwiseForm<BinBase, ew::Bitwise::Or>;
+using BitXorOp = ew::BitwiseForm<BinBase, ew::Bitwise::Xor>;
 
-#define MC_EW_CMP(Name, expr)              \
-  struct Name : BinBase {                  \
-    static constexpr bool kCompare = true; \
-    template <class C>                     \
-    MC_EW_INLINE static bool f(C a, C b) { \
-      return expr;                         \
-    }                                      \
-  };
-MC_EW_CMP(EqualOp, a == b)
-MC_EW_CMP(NotEqualOp, a != b)
-MC_EW_CMP(LessOp, a < b)
-MC_EW_CMP(LessEqualOp, a <= b)
-MC_EW_CMP(GreaterOp, a > b)
-MC_EW_CMP(GreaterEqualOp, a >= b)
-MC_EW_CMP(AndOp, a&& b)
-MC_EW_CMP(OrOp, a || b)
-#undef MC_EW_CMP
+// The comparisons and LogicalAnd/Or (kernels/elementwise_forms.h).
+using EqualOp = ew::CompareForm<BinBase, ew::Cmp::Equal>;
+using NotEqualOp = ew::CompareForm<BinBase, ew::Cmp::NotEqual>;
+using LessOp = ew::CompareForm<BinBase, ew::Cmp::Less>;
+using LessEqualOp = ew::CompareForm<BinBase, ew::Cmp::LessEqual>;
+using GreaterOp = ew::CompareForm<BinBase, ew::Cmp::Greater>;
+using GreaterEqualOp = ew::CompareForm<BinBase, ew::Cmp::GreaterEqual>;
+using AndOp = ew::CompareForm<BinBase, ew::Cmp::And>;
+using OrOp = ew::CompareForm<BinBase, ew::Cmp::Or>;
 
 // ---- loops ------------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@
 #include "kernels/cpu/complex.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/vmath.h"
+#include "kernels/elementwise_forms.h"
 #include "ops/op_table.h"
 
 namespace mycel {
@@ -21,15 +22,7 @@ struct OpBase {
 
 // ---- sign-type ops: every number dtype ------------------------------------------------
 
-struct NegOp : OpBase {
-  template <class C>
-  MC_EW_INLINE static C f(C x) {
-    if constexpr (std::is_integral_v<C>)
-      return ew::wrap_neg(x);
-    else
-      return -x;
-  }
-};
+using NegOp = ew::NegForm<OpBase>;
 
 struct AbsOp : OpBase {
   template <class C>
@@ -45,45 +38,10 @@ struct AbsOp : OpBase {
   }
 };
 
-struct SignOp : OpBase {
-  template <class C>
-  MC_EW_INLINE static C f(C x) {
-    if constexpr (std::is_unsigned_v<C>)
-      return x > 0 ? C(1) : C(0);
-    else
-      return x > 0 ? C(1) : (x < 0 ? C(-1) : C(0));  // 0 for +-0 and NaN, as MindSpore
-  }
-};
-
-struct SquareOp : OpBase {
-  template <class C>
-  MC_EW_INLINE static C f(C x) {
-    if constexpr (std::is_integral_v<C>)
-      return ew::wrap_mul(x, x);
-    else
-      return x * x;
-  }
-};
-
-struct ReluOp : OpBase {
-  template <class C>
-  MC_EW_INLINE static C f(C x) {
-    if constexpr (std::is_unsigned_v<C>)
-      return x;
-    else
-      return x < C(0) ? C(0) : x;  // nan stays nan
-  }
-};
-
-struct Relu6Op : OpBase {
-  template <class C>
-  MC_EW_INLINE static C f(C x) {
-    if constexpr (std::is_unsigned_v<C>)
-      return x > C(6) ? C(6) : x;
-    else
-      return x < C(0) ? C(0) : (x > C(6) ? C(6) : x);
-  }
-};
+using SignOp = ew::SignForm<OpBase>;
+using SquareOp = ew::SquareForm<OpBase>;
+using ReluOp = ew::ReluForm<OpBase>;
+using Relu6Op = ew::Relu6Form<OpBase>;
 
 // Rounding to an integral value: integers are returned as they are. Round and Rint take
 // halves to even (nearbyint under the default rounding mode).

@@ -266,6 +266,24 @@ void block_to_real_rows(const std::complex<R>* x, int64_t nb, int64_t count, int
   }
 }
 
+// Points ins[j] and outs[j] at the lines of block blk of the batched passes and returns how
+// many it holds (nb): lines blk * batch.., fewer in the last block; line l = o * inner + i of
+// src (lines of m entries, inner apart) starts at src + o * m * inner + i, of dst (n_out
+// entries) at dst + o * n_out * inner + i.
+template <class In, class Out>
+[[gnu::always_inline]] inline int64_t point_block(const In* src, Out* dst, int64_t m, int64_t n_out,
+                                                  int64_t inner, int64_t lines, int64_t batch,
+                                                  int64_t blk, std::vector<const In*>& ins,
+                                                  std::vector<Out*>& outs) {
+  const int64_t l0 = blk * batch, nb = std::min(batch, lines - l0);
+  for (int64_t j = 0; j < nb; ++j) {
+    const int64_t o = (l0 + j) / inner, i = (l0 + j) % inner;
+    ins[static_cast<size_t>(j)] = src + o * m * inner + i;
+    outs[static_cast<size_t>(j)] = dst + o * n_out * inner + i;
+  }
+  return nb;
+}
+
 // The complex pass: c2c_direct where it applies, otherwise blocks of lines gathered
 // interleaved (line j's entry k at k * batch + j, zero-padded), transformed together and
 // scattered. Also the real transforms of odd length n (no half-length trick): r2c reads real
@@ -290,12 +308,7 @@ void c2c_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t line
     std::vector<const In*> ins(static_cast<size_t>(batch));
     std::vector<Out*> outs(static_cast<size_t>(batch));
     for (int64_t blk = b0; blk < e0; ++blk) {
-      const int64_t l0 = blk * batch, nb = std::min(batch, lines - l0);
-      for (int64_t j = 0; j < nb; ++j) {
-        const int64_t o = (l0 + j) / inner, i = (l0 + j) % inner;
-        ins[static_cast<size_t>(j)] = src + o * m * inner + i;
-        outs[static_cast<size_t>(j)] = dst + o * n_out * inner + i;
-      }
+      const int64_t nb = point_block(src, dst, m, n_out, inner, lines, batch, blk, ins, outs);
       C* x = buf.data();
       if constexpr (std::is_same_v<In, C>) {
         if (inner == 1)
@@ -401,12 +414,7 @@ void real_batched(const In* src, Out* dst, int64_t m, int64_t inner, int64_t lin
     std::vector<const In*> ins(static_cast<size_t>(batch));
     std::vector<Out*> outs(static_cast<size_t>(batch));
     for (int64_t blk = b0; blk < e0; ++blk) {
-      const int64_t l0 = blk * batch, nb = std::min(batch, lines - l0);
-      for (int64_t j = 0; j < nb; ++j) {
-        const int64_t o = (l0 + j) / inner, i = (l0 + j) % inner;
-        ins[static_cast<size_t>(j)] = src + o * m * inner + i;
-        outs[static_cast<size_t>(j)] = dst + o * n_out * inner + i;
-      }
+      const int64_t nb = point_block(src, dst, m, n_out, inner, lines, batch, blk, ins, outs);
       // Lines of one outer index lie side by side (entry k of line j at ins[0] + k * inner + j).
       const bool side_by_side = inner > 1 && ins[static_cast<size_t>(nb - 1)] - ins[0] == nb - 1;
       if (nb < batch) std::fill(z.begin(), z.end(), C(0));

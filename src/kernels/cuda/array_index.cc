@@ -233,11 +233,8 @@ void cuda_one_hot(const KernelContext& ctx) {
   const Tensor& out = ctx.out[0];
   if (ind.dtype() == DType::Bool) throw_unsupported_dtype(ctx.op.name, ind.dtype(), "numeric");
   const int64_t depth = ctx.attrs.get_int("depth");
-  int64_t axis = ctx.attrs.get_int("axis");
-  if (axis < 0) axis = ind.ndim();
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < axis; ++d) outer *= ind.dim(d);
-  for (int64_t d = axis; d < ind.ndim(); ++d) inner *= ind.dim(d);
+  const OneHotLayout l = one_hot_layout(ind, ctx.attrs.get_int("axis"));
+  const int64_t outer = l.outer, inner = l.inner;
   const uint64_t on = value_bits(out.dtype(), ctx.attrs.get_float("on_value"), ctx.op.name);
   const uint64_t off = value_bits(out.dtype(), ctx.attrs.get_float("off_value"), ctx.op.name);
   launch_one_hot(static_cast<int>(out.itemsize()), code(ind.dtype()), ind.raw_data(),

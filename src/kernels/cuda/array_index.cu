@@ -4,23 +4,13 @@
 // sums differ from the CPU's sequential ones in the last bits only.
 #include "device/cuda/cuda_common.cuh"
 #include "kernels/cuda/array_index.h"
+#include "kernels/cuda/dispatch_bits.cuh"
 
 namespace mycel::cuda {
 
 namespace {
 
 constexpr int kThreads = 256;
-
-// Calls f(U{}) with the unsigned type of `isize` bytes.
-template <class F>
-void dispatch_bits(int isize, F&& f) {
-  switch (isize) {
-    case 1: f(uint8_t{}); break;
-    case 2: f(uint16_t{}); break;
-    case 4: f(uint32_t{}); break;
-    default: f(static_cast<unsigned long long>(0)); break;
-  }
-}
 
 template <class F>
 void dispatch_idx(bool idx64, F&& f) {

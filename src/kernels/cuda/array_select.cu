@@ -6,6 +6,7 @@
 
 #include "device/cuda/cuda_common.cuh"
 #include "kernels/cuda/array_select.h"
+#include "kernels/cuda/dispatch_bits.cuh"
 #include "kernels/cuda/sort_util.cuh"
 
 namespace mycel::cuda {
@@ -13,27 +14,6 @@ namespace mycel::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-
-// Elements moved as bits, by size in bytes.
-template <class F>
-void dispatch_bits(int isize, F&& f) {
-  switch (isize) {
-    case 1:
-      f(uint8_t{});
-      break;
-    case 2:
-      f(uint16_t{});
-      break;
-    case 4:
-      f(uint32_t{});
-      break;
-    case 8:
-      f(static_cast<unsigned long long>(0));
-      break;
-    default:
-      break;
-  }
-}
 
 // ---- NonZero / MaskedSelect / MaskedScatter ---------------------------------------------
 

@@ -8,7 +8,7 @@
 
 namespace mycel::cuda {
 
-// cuda_unary / cuda_binary on a complex input (the ops of kernels/cpu/complex.h's loops; a
+// cuda_unary / cuda_binary on a complex input (the rows of ops/complex_ops.h marked CUDA; a
 // TypeError naming the op for any other, as the CPU's).
 void cuda_complex_unary(const KernelContext& ctx);
 void cuda_complex_binary(const KernelContext& ctx);

@@ -1,5 +1,6 @@
 // CUDA kernels of the binary arithmetic ops (Add ... Minimum) and BitwiseAnd/Or/Xor: the
-// functors of kernels/cpu/elementwise_binary.cc on the device.
+// functors of kernels/cpu/elementwise_binary.cc on the device (the arithmetic and bitwise ones
+// are kernels/elementwise_forms.h, written once for both).
 //
 // Integer +, -, * wrap; bool Add is `or` and bool Mul `and`. Float semantics are IEEE
 // (x / 0 = +-inf or nan); Maximum and Minimum propagate nan from either side; FloorDiv and
@@ -11,6 +12,7 @@
 #include "base/pymath.h"
 #include "kernels/cuda/elementwise.h"
 #include "kernels/cuda/elementwise_loops.h"
+#include "kernels/elementwise_forms.h"
 
 namespace mycel::cuda::ew {
 
@@ -20,73 +22,13 @@ struct BinBase {
   static constexpr bool kCompare = false;
 };
 
-struct AddOp : BinBase {
-  template <class C>
-  __device__ static C f(C a, C b) {
-    if constexpr (std::is_same_v<C, bool>)
-      return a || b;
-    else if constexpr (std::is_integral_v<C>)
-      return wrap_add(a, b);
-    else
-      return a + b;
-  }
-};
-
-struct SubOp : BinBase {
-  template <class C>
-  __device__ static C f(C a, C b) {
-    if constexpr (std::is_integral_v<C>)
-      return wrap_sub(a, b);
-    else
-      return a - b;
-  }
-};
-
-struct MulOp : BinBase {
-  template <class C>
-  __device__ static C f(C a, C b) {
-    if constexpr (std::is_same_v<C, bool>)
-      return a && b;
-    else if constexpr (std::is_integral_v<C>)
-      return wrap_mul(a, b);
-    else
-      return a * b;
-  }
-};
-
-struct DivOp : BinBase {
-  template <class C>
-  __device__ static C f(C a, C b) {
-    return a / b;
-  }
-};
-
-struct ReluGradOp : BinBase {
-  template <class C>
-  __device__ static C f(C dy, C y) {
-    return y > C(0) ? dy : C(0);
-  }
-};
-
-struct MaximumOp : BinBase {
-  template <class C>
-  __device__ static C f(C a, C b) {
-    if constexpr (std::is_floating_point_v<C>)
-      return ((a > b) || (a != a)) ? a : b;
-    else
-      return a > b ? a : b;
-  }
-};
-
-struct MinimumOp : BinBase {
-  template <class C>
-  __device__ static C f(C a, C b) {
-    if constexpr (std::is_floating_point_v<C>)
-      return ((a < b) || (a != a)) ? a : b;
-    else
-      return a < b ? a : b;
-  }
-};
+using AddOp = mycel::ew::AddForm<BinBase>;
+using SubOp = mycel::ew::SubForm<BinBase>;
+using MulOp = mycel::ew::MulForm<BinBase>;
+using DivOp = mycel::ew::DivForm<BinBase>;
+using ReluGradOp = mycel::ew::ReluGradForm<BinBase>;
+using MaximumOp = mycel::ew::MaximumForm<BinBase>;
+using MinimumOp = mycel::ew::MinimumForm<BinBase>;
 
 // Python's float // and %: py_floordiv and py_mod of base/pymath.h (host and device).
 
@@ -115,21 +57,11 @@ struct PowOp : BinBase {
   __device__ static double f(double a, double b) { return pow(a, b); }
 };
 
-// Bitwise and / or / xor: the integer dtypes, and bool (as logical and / or / xor).
-#define MC_EW_BIT(Name, op)                                                   \
-  struct Name : BinBase {                                                     \
-    template <class C>                                                        \
-    __device__ static C f(C a, C b) {                                         \
-      if constexpr (std::is_same_v<C, bool>)                                  \
-        return static_cast<bool>(static_cast<int>(a) op static_cast<int>(b)); \
-      else                                                                    \
-        return static_cast<C>(a op b);                                        \
-    }                                                                         \
-  };
-MC_EW_BIT(BitAndOp, &)
-MC_EW_BIT(BitOrOp, |)
-MC_EW_BIT(BitXorOp, ^)
-#undef MC_EW_BIT
+// Bitwise and / or / xor: the integer dtypes, and bool as logical and / or / xor
+// (kernels/elementwise_forms.h, shared with the CPU loops).
+using BitAndOp = mycel::ew::BitwiseForm<BinBase, mycel::ew::Bitwise::And>;
+using BitOrOp = mycel::ew::BitwiseForm<BinBase, mycel::ew::Bitwise::Or>;
+using BitXorOp = mycel::ew::BitwiseForm<BinBase, mycel::ew::Bitwise::Xor>;
 
 template <class Op>
 void all(int code, void* o, const void* a, const void* b, const Strided<2>& s, int64_t n,

@@ -3,28 +3,22 @@
 // Their own file: 62 kernels, compiled beside elementwise_binary.cu.
 #include "kernels/cuda/elementwise.h"
 #include "kernels/cuda/elementwise_loops.h"
+#include "kernels/elementwise_forms.h"
 
 namespace mycel::cuda::ew {
 
 namespace {
 
-#define MC_EW_CMP(Name, expr)                \
-  struct Name {                              \
-    static constexpr bool kCompare = true;   \
-    template <class C>                       \
-    __device__ static bool f(C a, C b) {     \
-      return expr;                           \
-    }                                        \
-  };
-MC_EW_CMP(EqualOp, a == b)
-MC_EW_CMP(NotEqualOp, a != b)
-MC_EW_CMP(LessOp, a < b)
-MC_EW_CMP(LessEqualOp, a <= b)
-MC_EW_CMP(GreaterOp, a > b)
-MC_EW_CMP(GreaterEqualOp, a >= b)
-MC_EW_CMP(AndOp, a && b)
-MC_EW_CMP(OrOp, a || b)
-#undef MC_EW_CMP
+// The comparisons and LogicalAnd/Or (kernels/elementwise_forms.h, shared with the CPU loops).
+struct CmpBase {};
+using EqualOp = mycel::ew::CompareForm<CmpBase, mycel::ew::Cmp::Equal>;
+using NotEqualOp = mycel::ew::CompareForm<CmpBase, mycel::ew::Cmp::NotEqual>;
+using LessOp = mycel::ew::CompareForm<CmpBase, mycel::ew::Cmp::Less>;
+using LessEqualOp = mycel::ew::CompareForm<CmpBase, mycel::ew::Cmp::LessEqual>;
+using GreaterOp = mycel::ew::CompareForm<CmpBase, mycel::ew::Cmp::Greater>;
+using GreaterEqualOp = mycel::ew::CompareForm<CmpBase, mycel::ew::Cmp::GreaterEqual>;
+using AndOp = mycel::ew::CompareForm<CmpBase, mycel::ew::Cmp::And>;
+using OrOp = mycel::ew::CompareForm<CmpBase, mycel::ew::Cmp::Or>;
 
 template <class Op>
 void all(int code, bool* o, const void* a, const void* b, const Strided<2>& s, int64_t n,

@@ -4,13 +4,14 @@
 //     inputs located through a Strided<K> descriptor. A descriptor that merged to one dim
 //     (every operand contiguous, or a one-element operand broadcast with stride 0: the
 //     common cases) takes the fast path i * stride, without the div/mod walk;
-//   - functors: `template <class C> __device__ static R f(C...)`, applied to the inputs
+//   - functors: `template <class C> __device__ static R f(C...)` (or __host__ __device__: the
+//     forms of kernels/elementwise_forms.h, shared with the CPU), applied to the inputs
 //     loaded as acc_t<T> (float for the 16-bit floats), the result stored back with
 //     round-to-nearest-even: the CPU kernels' compute_t<T> rules;
 //   - dtype filters for the host launchers, so that each op instantiates its kernel only
 //     for the dtypes it supports (compile time).
 //
-// Integer +, -, *, negation wrap (two's complement) as in kernels/cpu/elementwise.h.
+// Integer +, -, *, negation wrap (two's complement): kernels/elementwise_forms.h, as on the CPU.
 #pragma once
 
 #if !defined(__CUDACC__)
@@ -21,6 +22,7 @@
 #include <type_traits>
 
 #include "device/cuda/cuda_common.cuh"
+#include "kernels/elementwise_forms.h"
 
 namespace mycel::cuda::ew {
 
@@ -50,28 +52,12 @@ __device__ inline void offsets_of(const Strided<K>& s, int64_t i, int64_t (&off)
 
 // ---- wrapping integer arithmetic ----------------------------------------------------------
 
-template <class T>
-using wide_unsigned_t = std::conditional_t<sizeof(T) <= 4, uint32_t, uint64_t>;
-
-template <class T>
-__device__ inline T wrap_add(T a, T b) {
-  using W = wide_unsigned_t<T>;
-  return static_cast<T>(static_cast<W>(a) + static_cast<W>(b));
-}
-template <class T>
-__device__ inline T wrap_sub(T a, T b) {
-  using W = wide_unsigned_t<T>;
-  return static_cast<T>(static_cast<W>(a) - static_cast<W>(b));
-}
-template <class T>
-__device__ inline T wrap_mul(T a, T b) {
-  using W = wide_unsigned_t<T>;
-  return static_cast<T>(static_cast<W>(a) * static_cast<W>(b));
-}
-template <class T>
-__device__ inline T wrap_neg(T a) {
-  return wrap_sub(T(0), a);
-}
+// The host/device forms of kernels/elementwise_forms.h, shared with the CPU loops.
+using mycel::ew::wide_unsigned_t;
+using mycel::ew::wrap_add;
+using mycel::ew::wrap_mul;
+using mycel::ew::wrap_neg;
+using mycel::ew::wrap_sub;
 
 // ---- kernels ------------------------------------------------------------------------------
 

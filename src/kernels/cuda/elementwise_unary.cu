@@ -1,6 +1,7 @@
 // CUDA kernels of the unary elementwise ops (Neg ... GeLU, inverse/hyperbolic trigonometry,
 // Expm1, Erfc, Floor/Ceil/Round/Rint, LogicalNot): the functors of
-// kernels/cpu/elementwise_unary.cc on the device.
+// kernels/cpu/elementwise_unary.cc on the device (the sign-type ones are
+// kernels/elementwise_forms.h, written once for both).
 //
 // Rounding is exact: Floor/Ceil are floor/ceil, Round and Rint both take halves to even
 // (rint under the default rounding mode, the CPU's nearbyint); integers pass unchanged.
@@ -14,6 +15,7 @@
 #include "base/activation_forms.h"
 #include "kernels/cuda/elementwise.h"
 #include "kernels/cuda/elementwise_loops.h"
+#include "kernels/elementwise_forms.h"
 
 namespace mycel::cuda::ew {
 
@@ -52,15 +54,7 @@ struct OpBase {};
 
 // ---- sign-type ops: every numeric dtype ------------------------------------------------
 
-struct NegOp : OpBase {
-  template <class C>
-  __device__ static C f(C x) {
-    if constexpr (std::is_integral_v<C>)
-      return wrap_neg(x);
-    else
-      return -x;
-  }
-};
+using NegOp = mycel::ew::NegForm<OpBase>;
 
 struct AbsOp : OpBase {
   template <class C>
@@ -74,45 +68,10 @@ struct AbsOp : OpBase {
   }
 };
 
-struct SignOp : OpBase {
-  template <class C>
-  __device__ static C f(C x) {
-    if constexpr (std::is_unsigned_v<C>)
-      return x > 0 ? C(1) : C(0);
-    else
-      return x > 0 ? C(1) : (x < 0 ? C(-1) : C(0));  // +0 for +-0 and NaN, as the CPU
-  }
-};
-
-struct SquareOp : OpBase {
-  template <class C>
-  __device__ static C f(C x) {
-    if constexpr (std::is_integral_v<C>)
-      return wrap_mul(x, x);
-    else
-      return x * x;
-  }
-};
-
-struct ReluOp : OpBase {
-  template <class C>
-  __device__ static C f(C x) {
-    if constexpr (std::is_unsigned_v<C>)
-      return x;
-    else
-      return x < C(0) ? C(0) : x;  // nan stays nan
-  }
-};
-
-struct Relu6Op : OpBase {
-  template <class C>
-  __device__ static C f(C x) {
-    if constexpr (std::is_unsigned_v<C>)
-      return x > C(6) ? C(6) : x;
-    else
-      return x < C(0) ? C(0) : (x > C(6) ? C(6) : x);  // nan stays nan
-  }
-};
+using SignOp = mycel::ew::SignForm<OpBase>;
+using SquareOp = mycel::ew::SquareForm<OpBase>;
+using ReluOp = mycel::ew::ReluForm<OpBase>;
+using Relu6Op = mycel::ew::Relu6Form<OpBase>;
 
 // Rounding to an integral value: integers are returned as they are.
 #define MC_EW_ROUND_OP(Name, fn)           \

@@ -91,21 +91,34 @@ __device__ inline void covering(int64_t h, int64_t pad, int64_t k, int64_t s, in
   *hi = min64(t / s + 1, out);
 }
 
+// What the gradients see of input element e: its position (h, w) in its plane, the plane's
+// first output element (base), and the output windows covering it (rows [i0, i1), columns
+// [j0, j1)).
+struct Covered {
+  int64_t h, w, base, i0, i1, j0, j1;
+};
+
+__device__ inline Covered covered_by(int64_t e, const PoolParams& p) {
+  Covered c;
+  c.w = e % p.w;
+  c.h = (e / p.w) % p.h;
+  c.base = e / (p.w * p.h) * p.ho * p.wo;
+  covering(c.h, p.pt, p.kh, p.sh, p.ho, &c.i0, &c.i1);
+  covering(c.w, p.pl, p.kw, p.sw, p.wo, &c.j0, &c.j1);
+  return c;
+}
+
 template <class T>
 __global__ void max_pool_grad_kernel(const int64_t* argmax, const T* dy, T* dx, PoolParams p,
                                      int64_t n) {
   using C = pacc_t<T>;
   MC_CUDA_KERNEL_LOOP(e, n) {
-    const int64_t w = e % p.w, h = (e / p.w) % p.h, pl = e / (p.w * p.h);
-    const int64_t me = h * p.w + w;
-    int64_t i0, i1, j0, j1;
-    covering(h, p.pt, p.kh, p.sh, p.ho, &i0, &i1);
-    covering(w, p.pl, p.kw, p.sw, p.wo, &j0, &j1);
-    const int64_t base = pl * p.ho * p.wo;
+    const Covered c = covered_by(e, p);
+    const int64_t me = c.h * p.w + c.w;
     C s = 0;
-    for (int64_t i = i0; i < i1; ++i) {
-      for (int64_t j = j0; j < j1; ++j) {
-        const int64_t o = base + i * p.wo + j;
+    for (int64_t i = c.i0; i < c.i1; ++i) {
+      for (int64_t j = c.j0; j < c.j1; ++j) {
+        const int64_t o = c.base + i * p.wo + j;
         if (argmax[o] == me) s += static_cast<C>(load(dy[o]));
       }
     }
@@ -127,15 +140,11 @@ template <class T>
 __global__ void avg_pool_grad_kernel(const T* dy, T* dx, PoolParams p, int64_t n) {
   using C = pacc_t<T>;
   MC_CUDA_KERNEL_LOOP(e, n) {
-    const int64_t w = e % p.w, h = (e / p.w) % p.h, pl = e / (p.w * p.h);
-    int64_t i0, i1, j0, j1;
-    covering(h, p.pt, p.kh, p.sh, p.ho, &i0, &i1);
-    covering(w, p.pl, p.kw, p.sw, p.wo, &j0, &j1);
-    const int64_t base = pl * p.ho * p.wo;
+    const Covered c = covered_by(e, p);
     C s = 0;
-    for (int64_t i = i0; i < i1; ++i) {
-      for (int64_t j = j0; j < j1; ++j) {
-        s += static_cast<C>(load(dy[base + i * p.wo + j])) / static_cast<C>(divisor(p, i, j));
+    for (int64_t i = c.i0; i < c.i1; ++i) {
+      for (int64_t j = c.j0; j < c.j1; ++j) {
+        s += static_cast<C>(load(dy[c.base + i * p.wo + j])) / static_cast<C>(divisor(p, i, j));
       }
     }
     dx[e] = cast_to<T>(s);

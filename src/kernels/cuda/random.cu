@@ -74,27 +74,24 @@ __device__ inline T from_double(double v) {
     return cast_to<T>(static_cast<float>(v));
 }
 
+// What StandardNormal and UniformReal make of one Philox call: kPer values (out[i0 ..
+// i0 + kPer), those below n), the CPU kernels' formulas.
 template <class T>
-__global__ void normal_kernel(T* out, int64_t n, PhiloxSeed seed) {
-  const uint64_t key = seed_key(seed), offset = seed_offset(seed);
-  const int64_t calls = (n + 1) / 2;
-  MC_CUDA_KERNEL_LOOP(c, calls) {
-    const Words w = philox(key, offset + static_cast<uint64_t>(c));
+struct NormalDraw {
+  static constexpr int kPer = 2;
+  __device__ static void put(const Words& w, T* out, int64_t i0, int64_t n) {
     double z0, z1;
     philox_normal::box_muller(w.w[0], w.w[1], w.w[2], w.w[3], &z0, &z1);
-    out[2 * c] = from_double<T>(z0);
-    if (2 * c + 1 < n) out[2 * c + 1] = from_double<T>(z1);
+    out[i0] = from_double<T>(z0);
+    if (i0 + 1 < n) out[i0 + 1] = from_double<T>(z1);
   }
-}
+};
 
 template <class T>
-__global__ void uniform_kernel(T* out, int64_t n, PhiloxSeed seed) {
-  const uint64_t key = seed_key(seed), offset = seed_offset(seed);
-  constexpr int P = std::is_same_v<T, double> ? 2 : 4;
-  const int64_t calls = (n + P - 1) / P;
-  MC_CUDA_KERNEL_LOOP(c, calls) {
-    const Words w = philox(key, offset + static_cast<uint64_t>(c));
-    for (int k = 0; k < P && c * P + k < n; ++k) {
+struct UniformDraw {
+  static constexpr int kPer = std::is_same_v<T, double> ? 2 : 4;
+  __device__ static void put(const Words& w, T* out, int64_t i0, int64_t n) {
+    for (int k = 0; k < kPer && i0 + k < n; ++k) {
       T v;
       if constexpr (std::is_same_v<T, double>)
         v = philox_normal::uniform53(w.w[2 * k], w.w[2 * k + 1]);
@@ -104,35 +101,32 @@ __global__ void uniform_kernel(T* out, int64_t n, PhiloxSeed seed) {
         v = cast_to<T>(static_cast<float>(w.w[k] >> 21) * 0x1p-11f);
       else
         v = cast_to<T>(static_cast<float>(w.w[k] >> 24) * 0x1p-8f);
-      out[c * P + k] = v;
+      out[i0 + k] = v;
     }
   }
+};
+
+// out[0, n) from Philox calls offset, offset + 1, ..., one call per D::kPer values.
+template <class D, class T>
+__global__ void draw_kernel(T* out, int64_t n, PhiloxSeed seed) {
+  const uint64_t key = seed_key(seed), offset = seed_offset(seed);
+  const int64_t calls = (n + D::kPer - 1) / D::kPer;
+  MC_CUDA_KERNEL_LOOP(c, calls) {
+    D::put(philox(key, offset + static_cast<uint64_t>(c)), out, c * D::kPer, n);
+  }
 }
 
-template <template <class> class K>
-void launch_float(int code, void* out, int64_t n, int64_t per, PhiloxSeed seed, cudaStream_t s) {
-  const int64_t calls = (n + per - 1) / per;
-  if (calls == 0) return;
-  const unsigned g = grid_for(calls, kThreads);
+// Launches draw_kernel<D<T>> for the float dtype `code`.
+template <template <class> class D>
+void launch_draw(int code, void* out, int64_t n, PhiloxSeed seed, cudaStream_t s) {
   dispatch_float_code(code, [&](auto t) {
     using T = decltype(t);
-    K<T>::launch(g, s, static_cast<T*>(out), n, seed);
+    const int64_t calls = (n + D<T>::kPer - 1) / D<T>::kPer;
+    if (calls == 0) return;
+    draw_kernel<D<T>, T>
+        <<<grid_for(calls, kThreads), kThreads, 0, s>>>(static_cast<T*>(out), n, seed);
   });
 }
-
-template <class T>
-struct Normal {
-  static void launch(unsigned g, cudaStream_t s, T* out, int64_t n, PhiloxSeed seed) {
-    normal_kernel<T><<<g, kThreads, 0, s>>>(out, n, seed);
-  }
-};
-
-template <class T>
-struct Uniform {
-  static void launch(unsigned g, cudaStream_t s, T* out, int64_t n, PhiloxSeed seed) {
-    uniform_kernel<T><<<g, kThreads, 0, s>>>(out, n, seed);
-  }
-};
 
 // ---- Dropout ----------------------------------------------------------------------------
 
@@ -259,11 +253,11 @@ void launch_dropout(int code, const void* x, void* y, void* mask, int64_t n, dou
 }
 
 void launch_standard_normal(int code, void* out, int64_t n, PhiloxSeed seed, cudaStream_t s) {
-  launch_float<Normal>(code, out, n, 2, seed, s);
+  launch_draw<NormalDraw>(code, out, n, seed, s);
 }
 
 void launch_uniform_real(int code, void* out, int64_t n, PhiloxSeed seed, cudaStream_t s) {
-  launch_float<Uniform>(code, out, n, code == kFloat64 ? 2 : 4, seed, s);
+  launch_draw<UniformDraw>(code, out, n, seed, s);
 }
 
 }  // namespace mycel::cuda

@@ -120,15 +120,15 @@ TEST(GradSpec, TargetAndSensitivity) {
             "grad with has_aux=True needs the function to return a tuple of at least two "
             "outputs, but it returns f32[3]");
   // An integer output is differentiated in its dtype (MindSpore's rule), with or without a
-  // sensitivity; a bool output has zero gradients, and takes no sensitivity.
+  // sensitivity; a bool output has zero gradients, and a sensitivity given for it (of any
+  // abstract) is ignored, as MindSpore's.
   auto b8 = Abstract::tensor(DType::Bool, {3});
   EXPECT_EQ(grad_target(plain, i64), i64);
   EXPECT_EQ(grad_target(plain, b8), b8);
   GradSpec with_sens = GradSpec::parse(grad_operation_options(false, false, true, Value()));
   EXPECT_EQ(grad_target(with_sens, i64), i64);
-  EXPECT_EQ(error_of([&] { grad_target(with_sens, b8); }).second,
-            "grad: the function must return a float or integer tensor (or a tuple of them) to "
-            "take a sensitivity, but it returns bool[3]");
+  EXPECT_EQ(grad_target(with_sens, b8), b8);
+  check_grad_sens(b8, Abstract::tensor(DType::Float32, {2}));  // no error: ignored
   check_grad_sens(f32, Abstract::tensor(DType::Float32, {3}));
   EXPECT_EQ(error_of([&] { check_grad_sens(f32, Abstract::tensor(DType::Float32, {2})); }).second,
             "GradOperation: the sensitivity must match the output f32[3], but it is f32[2]");

@@ -50,6 +50,20 @@ TEST(PassFold, MultiOutputPrimFoldsToTupleAndGetitemTakesElement) {
   EXPECT_EQ(c.text(), "graph @f() {\n  return tensor<f32[2]>([3. 4.])\n}\n");
 }
 
+TEST(PassFold, ATensorAnUpdateWritesStaysComputed) {
+  // `z = -c; ops.assign_add(z, x); return z`: folded, z would be one constant buffer that
+  // every run writes (the second run returned x + x); computed, each run makes a fresh one.
+  PassCase c(R"(
+    graph @f(%x: f32[2], %c: f32[2]) {
+      %z = Neg(%c) : f32[2]
+      %u = AssignAdd(%z, %x) : f32[2]
+      return %u
+    }
+  )",
+             {{"c", tensor_f32({2}, {1, 2})}});
+  EXPECT_FALSE(c.run(fold)) << c.text();
+}
+
 TEST(PassFold, ParameterInputIsNotFolded) {
   PassCase c(R"(
     graph @f(%x: f32[2], %a: f32[2]) {

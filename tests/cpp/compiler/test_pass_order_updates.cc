@@ -41,6 +41,32 @@ TEST(PassOrderUpdates, ReadersThatDependOnTheUpdateAndOtherWritersAreLeft) {
   )");
 }
 
+TEST(PassOrderUpdates, AReaderOfAnEarlierUpdatesResultRunsBeforeTheNextUpdate) {
+  // %u1's result is %w's storage (an update returns its variable): %r reads it as %u1 left
+  // it, so it runs before %u2 writes %w again (it did not: %r read the AssignAdd's value).
+  expect_rewrite(order_updates, R"(
+    graph @f(%x: f32[3], %w: f32[3]) {
+      %u1 = Assign(%w, %x) : f32[3]
+      %r = Mul(%u1, %x) : f32[3]
+      %d = depend(%w, %u1) : f32[3]
+      %u2 = AssignAdd(%d, %x) : f32[3]
+      %t = make_tuple(%r, %u2) : tuple(f32[3], f32[3])
+      return %t
+    }
+  )",
+                 R"(
+    graph @f(%x: f32[3], %w: f32[3]) {
+      %u1 = Assign(%w, %x) : f32[3]
+      %d = depend(%w, %u1) : f32[3]
+      %r = Mul(%u1, %x) : f32[3]
+      %1 = depend(%d, %r) : f32[3]
+      %u2 = AssignAdd(%1, %x) : f32[3]
+      %t = make_tuple(%r, %u2) : tuple(f32[3], f32[3])
+      return %t
+    }
+  )");
+}
+
 TEST(PassOrderUpdates, EveryWrittenInputOfAMultiOutputUpdate) {
   expect_rewrite(order_updates, R"(
     graph @f(%w: f32[2], %m: f32[2], %v: f32[2], %g: f32[2], %s: f32[]) {

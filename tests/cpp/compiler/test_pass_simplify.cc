@@ -41,6 +41,70 @@ TEST(PassSimplify, AWeightStaysComputedWhenTheProgramUpdatesState) {
   EXPECT_FALSE(c.run(simplify));
 }
 
+TEST(PassSimplify, AnOpWhoseResultAnUpdateWritesIsNotReplaced) {
+  // `y = y * 1.0 + 0.0; a = y * 1; ops.assign(y, x); return a`: Add(m, 0) taken for m would
+  // make the Assign write m, and a = s * 1 taken for s would read the Assign's value (a must
+  // hold the old one). Only the unrelated n * 1 goes.
+  PassCase c(R"(
+    graph @f(%x: f32[3], %y: f32[3], %one: f32[], %zero: f32[]) {
+      %m = Mul(%y, %one) : f32[3]
+      %s = Add(%m, %zero) : f32[3]
+      %a = Mul(%s, %one) : f32[3]
+      %u = Assign(%s, %x) : f32[3]
+      %n = Neg(%x) : f32[3]
+      %k = Mul(%n, %one) : f32[3]
+      %t = make_tuple(%a, %u, %k) : tuple(f32[3], f32[3], f32[3])
+      return %t
+    }
+  )",
+             {{"one", tensor_f32({}, {1})}, {"zero", tensor_f32({}, {0})}});
+  EXPECT_TRUE(c.run(simplify));
+  const std::string out = c.text();
+  EXPECT_EQ(out.find("%k ="), std::string::npos) << out;
+  for (const char* kept :
+       {"%m = Mul(%y,", "%s = Add(%m,", "%a = Mul(%s,", "Assign(%s, %x)", "make_tuple(%a, %u, %n)"})
+    EXPECT_NE(out.find(kept), std::string::npos) << kept << "\n" << out;
+}
+
+TEST(PassSimplify, TheSiblingRewritesOfAWrittenResultStay) {
+  // z - 0, z / 1, Cast to z's dtype, a Reshape to z's shape, Neg(Neg(z)): each result is
+  // written, so taking z for it would write z, which the output returns.
+  for (const char* op : {"Sub(%z, %zero)", "Div(%z, %one)", "Cast{dtype=f32}(%z)",
+                         "Reshape{shape=(3,)}(%z)", "Neg(%nz)"}) {
+    PassCase c(str(R"(
+      graph @f(%x: f32[3], %y: f32[3], %one: f32[], %zero: f32[]) {
+        %z = Mul(%y, %y) : f32[3]
+        %nz = Neg(%z) : f32[3]
+        %w = )",
+                   op, R"( : f32[3]
+        %u = Assign(%w, %x) : f32[3]
+        %t = make_tuple(%z, %u) : tuple(f32[3], f32[3])
+        return %t
+      }
+    )"),
+               {{"one", tensor_f32({}, {1})}, {"zero", tensor_f32({}, {0})}});
+    EXPECT_FALSE(c.run(simplify)) << op << "\n" << c.text();
+  }
+}
+
+TEST(PassSimplify, AReadOfAnUpdatesResultIsNotTakenForTheResult) {
+  // The Assign's result is y's storage, which the AssignAdd writes: a = u * 1 must stay a
+  // fresh value (it was u, and read the AssignAdd's value).
+  PassCase c(R"(
+    graph @f(%x: f32[3], %y: f32[3], %one: f32[]) {
+      %v = Mul(%y, %y) : f32[3]
+      %u = Assign(%v, %x) : f32[3]
+      %d = depend(%u, %u) : f32[3]
+      %a = Mul(%d, %one) : f32[3]
+      %u2 = AssignAdd(%d, %x) : f32[3]
+      %t = make_tuple(%a, %u2) : tuple(f32[3], f32[3])
+      return %t
+    }
+  )",
+             {{"one", tensor_f32({}, {1})}});
+  EXPECT_FALSE(c.run(simplify)) << c.text();
+}
+
 TEST(PassSimplify, BroadcastingOrPromotionIsNotLost) {
   // x * 1 where 1 broadcasts x to a larger shape: the result is not x.
   PassCase bcast(R"(

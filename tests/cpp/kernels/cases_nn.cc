@@ -408,6 +408,24 @@ void softmax_cases(std::vector<KernelCase>& v) {
                  return std::vector<Tensor>{extreme({9, 70}, DType::Float32)};
                },
                "large values and -inf"});
+  // Several contiguous axes (MindSpore's Softmax(axis=(0, 1))): one softmax over their product.
+  struct MultiCase {
+    Shape s;
+    std::vector<int64_t> axes;
+    DType t;
+  };
+  const MultiCase ms[] = {{{4, 5, 6}, {1, 2}, DType::Float32},
+                          {{3, 4, 5}, {0, 1}, DType::Float64},
+                          {{2, 33, 40}, {-2, -1}, DType::Float16},
+                          {{2, 3, 4, 5}, {2, 1}, DType::Float32}};
+  for (const MultiCase& c : ms)
+    v.push_back({"Softmax",
+                 {{c.s, c.t}},
+                 A({{"axis", AttrValue(c.axes)}}),
+                 rtol_for(c.t),
+                 atol_for(c.t),
+                 {},
+                 label_of(c.s, c.t, "contiguous axes")});
   v.push_back({"Softmax", {{{3, 4}, DType::Int32, Gen::Int}}, A({}), 1e-4, 1e-6, {}, "int input"});
 
   struct CeCase {

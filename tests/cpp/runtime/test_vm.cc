@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "base/interrupt.h"
+#include "ir/depth.h"
 #include "tensor/allocator.h"
 #include "test_vm_util.h"
 
@@ -317,6 +318,7 @@ FuncGraph* build_sum(Builder& b) {
 TEST(VmControl, DeepNonTailRecursion) {
   Builder b;
   auto exe = Executable::compile(build_sum(b));
+  // The frames live on the heap, so a small C++ stack runs it.
   Value out;
   vm::RunStats stats;
   run_with_stack(256 << 10, [&] { out = exe->run({Value::integer(10000)}, nullptr, &stats); });
@@ -330,7 +332,19 @@ TEST(VmControl, DeepNonTailRecursion) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Runtime);
     EXPECT_NE(std::string(e.what()).find("maximum recursion depth"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("more than 200000"), std::string::npos);
   }
+  // A max_call_depth past the least limit raises it: sum(n) nests n + 1 calls of @sum.
+  const int saved = ir::max_call_depth();
+  ir::set_max_call_depth(300000);
+  EXPECT_EQ(exe->run({Value::integer(250000)}, nullptr).as_int(), int64_t{250000} * 250001 / 2);
+  try {
+    exe->run({Value::integer(-1)}, nullptr);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("more than 300000"), std::string::npos);
+  }
+  ir::set_max_call_depth(saved);
 }
 
 // @even(n) = switch(n == 0, partial(@yes), partial(@odd_step, n))()

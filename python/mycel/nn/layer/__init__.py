@@ -73,3 +73,7 @@ from mycel.nn.layer.pooling_fractional import (FractionalMaxPool2d,  # noqa: F40
 __all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
 from mycel.nn.layer.sparse import SparseToDense, SparseTensorDenseMatmul  # noqa: F401,E402
 __all__ += ["SparseToDense", "SparseTensorDenseMatmul"]
+# The math cells (layer/math.py): ReduceLogSumExp, LGamma, ..., MatrixSetDiag.
+from mycel.nn.layer.math import *  # noqa: F401,F403,E402
+from mycel.nn.layer.math import __all__ as _math_cells  # noqa: E402
+__all__ += _math_cells

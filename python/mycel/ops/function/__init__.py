@@ -27,22 +27,18 @@ from mycel.ops.function.diag_func import *  # noqa: F401,F403
 from mycel.ops.function.pool_nd_func import *  # noqa: F401,F403
 from mycel.ops.function.ctc_func import *  # noqa: F401,F403
 from mycel.ops.function.deformable_func import *  # noqa: F401,F403
-# MindSpore 2.x's ops breadth: composed array, math, nn, random/window, scatter and misc
-# functions (breadth_*_func.py).
-from mycel.ops.function.breadth_array_func import *  # noqa: F401,F403,E402
-from mycel.ops.function.breadth_math_func import *  # noqa: F401,F403,E402
-from mycel.ops.function.breadth_nn_func import *  # noqa: F401,F403,E402
-from mycel.ops.function.breadth_random_func import *  # noqa: F401,F403,E402
-from mycel.ops.function.breadth_scatter_func import *  # noqa: F401,F403,E402
-from mycel.ops.function.breadth_misc_func import *  # noqa: F401,F403,E402
-from mycel.ops.function.breadth_ext_func import *  # noqa: F401,F403,E402
-from mycel.ops.function.breadth_special_func import *  # noqa: F401,F403,E402
-from mycel.ops.function.breadth_sample_func import *  # noqa: F401,F403,E402
-from mycel.ops.function.breadth_svd_func import *  # noqa: F401,F403,E402
+# MindSpore 2.x's functions composed from the table's: boxes (image_func), print_ and tensordump
+# (debug_func), the transformer blocks (transformer_func) and partial (other_func).
+from mycel.ops.function.image_func import *  # noqa: F401,F403,E402
+from mycel.ops.function.debug_func import *  # noqa: F401,F403,E402
+from mycel.ops.function.complex_func import sgn  # noqa: F401,E402
+from mycel.ops.function.transformer_func import *  # noqa: F401,F403,E402
+from mycel.ops.function.other_func import *  # noqa: F401,F403,E402
+from mycel.ops.function.special_func import *  # noqa: F401,F403,E402
+from mycel.ops.function.roi_func import roi_align  # noqa: F401,E402
 from mycel.ops.function.cholesky_func import *  # noqa: F401,F403
 from mycel.ops.function.stats_ext_func import *  # noqa: F401,F403
 from mycel.ops.function.sparse_cwise_func import *  # noqa: F401,F403
 from mycel.ops.function.sparse_func import *  # noqa: F401,F403
-from mycel.ops.function.breadth_more_func import *  # noqa: F401,F403
 from mycel.ops.function.attention_func import *  # noqa: F401,F403
 from mycel.ops.function.rotated_iou_func import *  # noqa: F401,F403

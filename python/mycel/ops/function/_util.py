@@ -151,3 +151,14 @@ def three_ints(v, name, op, minimum=1, ncdhw=True):
         what = "a positive int" if minimum == 1 else f"an int >= {minimum}"
         raise ValueError(f"For '{op}', '{name}' must be {what} or 3 of them, but got {v!r}.")
     return vals
+
+
+def stop_gradient(x):
+    """x, through which no gradient flows: in graph code the compiler's stop_gradient
+    builtin; in PYNATIVE mode a new tensor sharing x's data that a grad recording does not
+    know (so it is a constant there). Tuples are handled elementwise."""
+    if isinstance(x, (tuple, list)):
+        return type(x)(stop_gradient(e) for e in x)
+    if isinstance(x, _C.Tensor):
+        return _C._detached(x)
+    return x

@@ -16,6 +16,7 @@ import numpy as np
 from mycel import _mycel as _C
 from mycel.ops.function._util import prim
 from mycel.ops.primitive import constexpr
+import math
 
 
 @constexpr
@@ -62,3 +63,67 @@ def uniform_candidate_sampler(true_classes, num_sampled, unique, range_max, remo
     sampled_count = prim("OnesLike")(prim("Cast")(sampled, _C.float64)) * p
     return (prim("Cast")(sampled, dt), prim("Cast")(true_count, _C.float32),
             prim("Cast")(sampled_count, _C.float32))
+
+
+# ------------------------------------------------------------------ log-uniform sampler
+@constexpr
+def _log_uniform_probs(range_max):
+    """P(c) = log((c + 2) / (c + 1)) / log(range_max + 1), c in [0, range_max), as float64."""
+    c = np.arange(range_max, dtype=np.float64)
+    return _C.Tensor(np.log1p(1.0 / (c + 1.0)) / math.log(range_max + 1.0))
+
+
+def _class_prob(classes, range_max):
+    """The log-uniform probability of each class (0 outside [0, range_max)), float64."""
+    c = prim("Cast")(classes, _C.float64)
+    p = prim("Div")(prim("Log1p")(prim("Div")(1.0, prim("Add")(c, 1.0))),
+                    math.log(range_max + 1.0))
+    inside = prim("LogicalAnd")(prim("GreaterEqual")(c, 0.0), prim("Less")(c, float(range_max)))
+    return prim("Select")(inside, p, prim("ZerosLike")(p))
+
+
+def _expected(p, tries, unique, num_sampled):
+    """TensorFlow's expected count: num_sampled * p with replacement; for unique samples the
+    probability that the class came up in `tries` draws, -expm1(tries * log1p(-p))."""
+    if unique:
+        return prim("Neg")(prim("Expm1")(prim("Mul")(tries, prim("Log1p")(prim("Neg")(p)))))
+    return prim("Mul")(p, float(num_sampled))
+
+
+def log_uniform_sample(true_classes, num_sampled, unique, range_max, uniform):
+    """The work of LogUniformCandidateSampler (uniform(shape) draws float64 in [0, 1)):
+    (sampled int64 [num_sampled], true_expected_count float32, sampled_expected_count
+    float32). With replacement each draw is floor(exp(u log(range_max + 1))) - 1 (the inverse
+    of the log-uniform CDF). Unique samples are the classes of num_sampled draws with repeats
+    rejected, which is successive sampling without replacement: the num_sampled largest keys
+    log(P(c)) - log(-log(u_c)) (Gumbel top-k), in draw order; the number of draws TensorFlow
+    counts (each new class after j distinct ones with mass S_j takes a geometric number of
+    tries with success 1 - S_j) is drawn from its exact distribution for the expected counts.
+    """
+    if unique:
+        probs = _log_uniform_probs(range_max)
+        u = prim("Maximum")(uniform((range_max,)), 1e-300)
+        keys = prim("Sub")(prim("Log")(probs), prim("Log")(prim("Neg")(prim("Log")(u))))
+        _, order = prim("Sort", axis=0, descending=True)(keys)
+        sampled = prim("Cast")(order[:num_sampled], _C.int64)
+        picked = prim("Gather")(probs, sampled, 0)
+        before = prim("Sub")(prim("CumSum")(picked, 0), picked)  # S_j, the mass already drawn
+        g = prim("Maximum")(uniform((num_sampled,)), 1e-300)
+        wait = prim("Add")(prim("Floor")(prim("Div")(prim("Log")(g),
+                                                     prim("Log")(prim("Maximum")(before,
+                                                                                 1e-300)))),
+                           1.0)
+        first = prim("Equal")(before, 0.0)
+        wait = prim("Select")(first, prim("OnesLike")(wait), wait)
+        tries = prim("ReduceSum", keep_dims=False)(wait, ())
+    else:
+        u = uniform((num_sampled,))
+        v = prim("Sub")(prim("Floor")(prim("Exp")(prim("Mul")(u, math.log(range_max + 1.0)))),
+                        1.0)
+        sampled = prim("Cast")(prim("Minimum")(prim("Maximum")(v, 0.0), float(range_max - 1)),
+                               _C.int64)
+        tries = float(num_sampled)
+    true_p = _class_prob(true_classes, range_max)
+    samp_p = _class_prob(sampled, range_max)
+    return (sampled, prim("Cast")(_expected(true_p, tries, unique, num_sampled), _C.float32),
+            prim("Cast")(_expected(samp_p, tries, unique, num_sampled), _C.float32))

@@ -20,9 +20,10 @@ that is exactly 0 in value).
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops.composite import stop_gradient
+from mycel.ops.function._util import stop_gradient
 from mycel.ops.function._util import prim
 from mycel.ops.primitive import constexpr
+from mycel.ops.function import array_func as _a
 
 _NEG_INF = float("-inf")
 
@@ -154,4 +155,51 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
                        zero_infinity)
 
 
-__all__ = ["ctc_loss"]
+__all__ = ["ctc_loss", "ctc_greedy_decoder"]
+
+
+def _t(x, op, name="input"):
+    if not isinstance(x, _C.Tensor):
+        raise TypeError(f"For '{op}', '{name}' must be a Tensor, but got {type(x).__name__}.")
+    return x
+
+
+@constexpr
+def _arange(n):
+    return _C.Tensor(np.arange(n, dtype=np.int64))
+
+
+def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True):
+    """Greedy CTC decoding of inputs (max_time, batch, classes) (the last class is the blank):
+    the best class per step over each sequence's length, repeats merged (merge_repeated),
+    blanks removed. Returns MindSpore's sparse form (decoded_indices [N, 2] int64 (batch,
+    position), decoded_values [N] int64, decoded_shape [2] int64 (batch, longest),
+    log_probability [batch, 1]: minus the sum of the best logits). N depends on the values:
+    PYNATIVE mode."""
+    x = _t(inputs, "CTCGreedyDecoder", "inputs")
+    L = _t(sequence_length, "CTCGreedyDecoder", "sequence_length")
+    if x.ndim != 3 or L.shape != (x.shape[1],):
+        raise ValueError(f"For 'CTCGreedyDecoder', inputs must be (T, B, C) and "
+                         f"sequence_length (B,), but got {x.shape} and {L.shape}.")
+    t, b, c = x.shape
+    best = prim("Argmax", axis=-1, output_type=_C.int64)(x)  # [T, B]
+    top = prim("ReduceMax")(x, (-1,))
+    steps = prim("Reshape")(_arange(t), (t, 1))
+    live = prim("Less")(steps, prim("Reshape")(prim("Cast")(L, _C.int64), (1, b)))
+    logp = -prim("ReduceSum")(prim("Select")(live, top, prim("ZerosLike")(top)), (0,))
+    keep = prim("LogicalAnd")(live, prim("NotEqual")(best, c - 1))
+    if merge_repeated and t > 1:
+        prev = _a.concat((prim("ZerosLike")(best[:1]) - 1, best[:t - 1]), 0)
+        keep = prim("LogicalAnd")(keep, prim("NotEqual")(best, prev))
+    kb = prim("Transpose")(keep, (1, 0))  # [B, T], batch-major order
+    vb = prim("Transpose")(best, (1, 0))
+    values = prim("MaskedSelect")(vb, kb)
+    pos = prim("CumSum")(prim("Cast")(kb, _C.int64), 1) - 1
+    batch = prim("BroadcastTo", shape=(b, t))(prim("Reshape")(_arange(b), (b, 1)))
+    rows = prim("MaskedSelect")(batch, kb)
+    cols = prim("MaskedSelect")(pos, kb)
+    indices = prim("Stack", axis=1)((rows, cols))
+    longest = prim("ReduceMax")(prim("ReduceSum")(prim("Cast")(kb, _C.int64), (1,)), ())
+    shape = prim("Stack", axis=0)((prim("Cast")(_C.Tensor(np.int64(b)), _C.int64),
+                                   prim("Cast")(longest, _C.int64)))
+    return indices, values, shape, prim("Reshape")(prim("Cast")(logp, x.dtype), (b, 1))

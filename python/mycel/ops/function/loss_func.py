@@ -212,6 +212,12 @@ def _var_expand(x_shape, var_shape):
 def gaussian_nll_loss(x, target, var, full=False, eps=1e-06, reduction="mean"):
     """0.5 * (log(max(var, eps)) + (x - target)^2 / max(var, eps)), plus 0.5 * log(2 pi) with
     full; var may lack x's last dimension (or have 1 there): it broadcasts."""
+    if not isinstance(full, bool):
+        raise TypeError(f"For 'gaussian_nll_loss', 'full' must be a bool, but got "
+                        f"{type(full).__name__}.")
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or eps <= 0:
+        raise ValueError(f"For 'gaussian_nll_loss', 'eps' must be a positive float, but got "
+                         f"{eps!r}.")
     x, v = as_tensor(x), as_tensor(var)
     if _var_expand(x.shape, v.shape):
         v = v.expand_dims(-1)

@@ -12,8 +12,9 @@ import math
 from mycel import _mycel as _C
 from mycel.ops.function import math_func as _m, array_func as _a
 from mycel.ops.primitive import constexpr
+from mycel.ops.function._util import prim, number_arg
 
-__all__ = ["norm", "vector_norm", "matrix_norm"]
+__all__ = ["norm", "vector_norm", "matrix_norm", "rms_norm"]
 
 _FLOATS = (_C.float16, _C.float32, _C.float64, _C.bfloat16)
 
@@ -126,3 +127,26 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002,N80
     if what == "vector":
         return vector_norm(A, o, d, keepdim, dtype=dtype)
     return matrix_norm(A, o, d, keepdim, dtype=dtype)
+
+
+def _t(x, op, name="input"):
+    if not isinstance(x, _C.Tensor):
+        raise TypeError(f"For '{op}', '{name}' must be a Tensor, but got {type(x).__name__}.")
+    return x
+
+
+def rms_norm(x, gamma, epsilon=1e-6):
+    """(x / sqrt(mean(x^2 over gamma's trailing dims) + epsilon) * gamma, rstd)."""
+    x, g = _t(x, "rms_norm", "x"), _t(gamma, "rms_norm", "gamma")
+    number_arg(epsilon, "rms_norm", "epsilon")
+    axes = _trailing_axes(x.ndim, g.ndim)
+    ms = prim("ReduceMean", keep_dims=True)(prim("Square")(x), axes)
+    rstd = prim("Rsqrt")(ms + epsilon)
+    return x * rstd * g, rstd
+
+
+@constexpr
+def _trailing_axes(nd, k):
+    if k > nd or k < 1:
+        raise ValueError(f"For 'rms_norm', gamma's rank {k} must be between 1 and x's {nd}.")
+    return tuple(range(nd - k, nd))

@@ -20,6 +20,16 @@ from mycel.ops.primitive import constexpr
 MODES = ("constant", "reflect", "edge", "circular")
 
 
+def check_pad_attrs(op, mode, paddings_contiguous):
+    """PadV3's and PadV3Grad's attributes: mode one of MODES (a ValueError naming op), and
+    paddings_contiguous a bool (a TypeError)."""
+    if not isinstance(mode, str) or mode not in MODES:
+        raise ValueError(f"For '{op}', 'mode' must be one of {MODES}, but got {mode!r}.")
+    if not isinstance(paddings_contiguous, bool):
+        raise TypeError(f"For '{op}', 'paddings_contiguous' must be a bool, but got "
+                        f"{type(paddings_contiguous).__name__}.")
+
+
 def _source(o, left, n, mode):
     i = o - left
     if mode == "constant":
@@ -35,26 +45,45 @@ def _source(o, left, n, mode):
     return period - i if i >= n else i
 
 
-@constexpr
-def _pad_grad_plan(shape, dtype, paddings, mode, contiguous):
-    """[(axis, M as a Tensor [out, in])] for each padded dimension, and the work dtype."""
-    op = "PadV3Grad"
+def _pad_list(op, paddings, ints_only):
+    """PadV3's paddings as a list of ints: a 1-D int32/int64 tensor (its values), or a tuple or
+    list (of ints when ints_only, else of values int() takes); else a TypeError naming op."""
     if isinstance(paddings, _C.Tensor):
         if paddings.dtype not in (_C.int32, _C.int64) or len(paddings.shape) != 1:
             raise TypeError(f"For '{op}', 'paddings' must be a 1-D int32 or int64 tensor, but "
                             f"got {paddings.dtype} of shape {tuple(paddings.shape)}.")
-        pads = [int(v) for v in paddings.asnumpy().tolist()]
-    elif isinstance(paddings, (tuple, list)):
-        pads = [int(v) for v in paddings]
-    else:
-        raise TypeError(f"For '{op}', 'paddings' must be a tensor, tuple or list, but got "
-                        f"{type(paddings).__name__}.")
+        return [int(v) for v in paddings.asnumpy().tolist()]
+    if ints_only:
+        if isinstance(paddings, (tuple, list)) and all(
+                isinstance(v, int) and not isinstance(v, bool) for v in paddings):
+            return list(paddings)
+        raise TypeError(f"For '{op}', 'paddings' must be a tensor, tuple or list of ints, but "
+                        f"got {paddings!r}.")
+    if isinstance(paddings, (tuple, list)):
+        return [int(v) for v in paddings]
+    raise TypeError(f"For '{op}', 'paddings' must be a tensor, tuple or list, but got "
+                    f"{type(paddings).__name__}.")
+
+
+def _pad_pairs(op, shape, paddings, contiguous, ints_only):
+    """(pads, pairs): the paddings read by _pad_list, and the (left, right) paddings of each
+    padded dimension, the last dimension first (torch's F.pad order; with contiguous=False,
+    paddings holds all the lefts, then all the rights); a ValueError naming op when they do
+    not fit the rank."""
+    pads = _pad_list(op, paddings, ints_only)
     if len(pads) % 2 or len(pads) > 2 * len(shape):
         raise ValueError(f"For '{op}', 'paddings' must hold an even number of values, at most "
                          f"twice the rank {len(shape)}, but got {pads}.")
     k = len(pads) // 2
-    pairs = [(pads[2 * j], pads[2 * j + 1]) for j in range(k)] if contiguous else \
-        [(pads[j], pads[k + j]) for j in range(k)]
+    return pads, ([(pads[2 * j], pads[2 * j + 1]) for j in range(k)] if contiguous else
+                  [(pads[j], pads[k + j]) for j in range(k)])
+
+
+@constexpr
+def _pad_grad_plan(shape, dtype, paddings, mode, contiguous):
+    """[(axis, M as a Tensor [out, in])] for each padded dimension, and the work dtype."""
+    op = "PadV3Grad"
+    pads, pairs = _pad_pairs(op, shape, paddings, contiguous, ints_only=False)
     work = _C.float32 if dtype in (_C.float16, _C.float32) else _C.float64
     np_work = np.float64 if work == _C.float64 else np.float32
     plan = []

@@ -13,7 +13,7 @@ import numpy as np
 
 from mycel import _mycel as _C
 from mycel.ops.function._util import prim, as_tensor, host_bytes
-from mycel.ops.function.pad_grad_func import MODES, _source
+from mycel.ops.function.pad_grad_func import MODES, _pad_pairs, _source
 from mycel.ops.primitive import constexpr
 
 
@@ -21,23 +21,7 @@ from mycel.ops.primitive import constexpr
 def _pad_plan(shape, paddings, mode, contiguous):
     """[(axis, index Tensor [out], valid mask as a numpy bool array [out] or None)]."""
     op = "PadV3"
-    if isinstance(paddings, _C.Tensor):
-        if paddings.dtype not in (_C.int32, _C.int64) or len(paddings.shape) != 1:
-            raise TypeError(f"For '{op}', 'paddings' must be a 1-D int32 or int64 tensor, but "
-                            f"got {paddings.dtype} of shape {tuple(paddings.shape)}.")
-        pads = [int(v) for v in paddings.asnumpy().tolist()]
-    elif isinstance(paddings, (tuple, list)) and all(
-            isinstance(v, int) and not isinstance(v, bool) for v in paddings):
-        pads = list(paddings)
-    else:
-        raise TypeError(f"For '{op}', 'paddings' must be a tensor, tuple or list of ints, but "
-                        f"got {paddings!r}.")
-    if len(pads) % 2 or len(pads) > 2 * len(shape):
-        raise ValueError(f"For '{op}', 'paddings' must hold an even number of values, at most "
-                         f"twice the rank {len(shape)}, but got {pads}.")
-    k = len(pads) // 2
-    pairs = [(pads[2 * j], pads[2 * j + 1]) for j in range(k)] if contiguous else \
-        [(pads[j], pads[k + j]) for j in range(k)]
+    _, pairs = _pad_pairs(op, shape, paddings, contiguous, ints_only=True)
     plan = []
     for j, (left, right) in enumerate(pairs):
         axis = len(shape) - 1 - j

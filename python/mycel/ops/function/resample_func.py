@@ -21,8 +21,9 @@ import math
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim, as_tensor, host_bytes
+from mycel.ops.function._util import prim, as_tensor, host_bytes, tensor_arg
 from mycel.ops.primitive import constexpr
+from mycel.ops.function import array_func as _a
 
 _matmul = prim("MatMul")
 _batch_matmul = prim("BatchMatMul")
@@ -384,4 +385,135 @@ def pixel_unshuffle(input, downscale_factor):  # noqa: A002
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
            "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "interpolate",
-           "pixel_shuffle", "pixel_unshuffle"]
+           "pixel_shuffle", "pixel_unshuffle", "grid_sample"]
+
+
+_FLOAT_DTYPES = (_C.float16, _C.float32, _C.float64)
+
+
+@constexpr
+def _gs_check(xs, gs, xdt, gdt, mode, padding_mode):
+    if mode not in ("bilinear", "nearest"):
+        raise ValueError(f"For 'grid_sample', mode must be 'bilinear' or 'nearest', but got "
+                         f"{mode!r}.")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError(f"For 'grid_sample', padding_mode must be 'zeros', 'border' or "
+                         f"'reflection', but got {padding_mode!r}.")
+    nd = len(xs)
+    if nd not in (4, 5) or len(gs) != nd or gs[-1] != nd - 2 or gs[0] != xs[0]:
+        raise ValueError(f"For 'grid_sample', input must be (N, C, H, W) with grid (N, H', W', "
+                         f"2), or (N, C, D, H, W) with grid (N, D', H', W', 3), with the same N, "
+                         f"but got {tuple(xs)} and {tuple(gs)}.")
+    if xdt not in _FLOAT_DTYPES or gdt != xdt:
+        raise TypeError(f"For 'grid_sample', input and grid must have the same float dtype, but "
+                        f"got {xdt} and {gdt}.")
+    return nd - 2
+
+
+def _unnormalize(c, size, align_corners):
+    if align_corners:
+        return (c + 1.0) * (0.5 * (size - 1))
+    return ((c + 1.0) * size - 1.0) * 0.5
+
+
+def _reflect(c, lo, hi):
+    """c reflected into [lo, hi] (any number of bounces)."""
+    span = hi - lo
+    if span <= 0:
+        return prim("ZerosLike")(c) + lo
+    t = prim("Abs")(c - lo)
+    k = prim("Floor")(t / span)
+    r = t - k * span
+    odd = prim("Equal")(prim("FloorMod")(k, prim("OnesLike")(k) * 2.0), 1.0)
+    return prim("Select")(odd, hi - r, lo + r)
+
+
+def _source(c, size, align_corners, padding_mode):
+    p = _unnormalize(c, size, align_corners)
+    if padding_mode == "border":
+        p = prim("Minimum")(prim("Maximum")(p, 0.0), float(size - 1))
+    elif padding_mode == "reflection":
+        if align_corners:
+            p = _reflect(p, 0.0, float(size - 1))
+        else:
+            p = _reflect(p, -0.5, size - 0.5)
+        p = prim("Minimum")(prim("Maximum")(p, 0.0), float(size - 1))
+    return p
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros",  # noqa: A002
+                align_corners=False):
+    """Samples input (N, C, H, W) at the normalised points grid (N, H', W', 2) ((x, y) in
+    [-1, 1]): (N, C, H', W'); or (N, C, D, H, W) at grid (N, D', H', W', 3) ((x, y, z);
+    'bilinear' is then trilinear) (module docstring)."""
+    x, g = tensor_arg(input, "grid_sample", "input"), tensor_arg(grid, "grid_sample", "grid")
+    dims = _gs_check(x.shape, g.shape, x.dtype, g.dtype, mode, padding_mode)
+    n, c = x.shape[0], x.shape[1]
+    sizes = tuple(x.shape[2:])  # (H, W) or (D, H, W)
+    out_sp = tuple(g.shape[1:-1])
+    pts = 1
+    for v in out_sp:
+        pts = pts * v
+    vol = 1
+    for v in sizes:
+        vol = vol * v
+    flat = prim("Reshape")(x, (n, c, vol))
+    gf = prim("Reshape")(g, (n, pts, dims))
+    coords = ()  # source coordinates, fastest axis (x: W) first
+    for k in range(dims):
+        ck = prim("Reshape")(prim("StridedSlice")(gf, (0, 0, k), (n, pts, k + 1), (1, 1, 1)),
+                             (n, pts))
+        coords = coords + (_source(ck, sizes[dims - 1 - k], align_corners, padding_mode),)
+    if mode == "nearest":
+        rounded = ()
+        for k in range(dims):
+            rounded = rounded + (prim("Round")(coords[k]),)
+        v, inside = _read_nd(flat, rounded, sizes)
+        out = prim("Select")(prim("BroadcastTo", shape=v.shape)(inside), v,
+                             prim("ZerosLike")(v))
+    else:
+        lows = ()
+        fracs = ()
+        for k in range(dims):
+            lo = prim("Floor")(coords[k])
+            lows = lows + (lo,)
+            fracs = fracs + (coords[k] - lo,)
+        out = None
+        for corner in _corners(dims):
+            at = ()
+            wgt = None
+            for k in range(dims):
+                at = at + (lows[k] + float(corner[k]),)
+                wk = fracs[k] if corner[k] else 1.0 - fracs[k]
+                wgt = wk if wgt is None else wgt * wk
+            v, inside = _read_nd(flat, at, sizes)
+            term = prim("Select")(prim("BroadcastTo", shape=v.shape)(inside),
+                                  v * prim("ExpandDims")(wgt, 1), prim("ZerosLike")(v))
+            out = term if out is None else out + term
+    return prim("Reshape")(out, (n, c) + out_sp)
+
+
+@constexpr
+def _corners(dims):
+    return tuple(tuple((i >> k) & 1 for k in range(dims)) for i in range(2 ** dims))
+
+
+def _read_nd(flat, at, sizes):
+    """flat [N, C, prod(sizes)]; integer-valued coordinates at (x first) [N, P] -> ([N, C, P]
+    values, [N, 1, P] inside mask)."""
+    dims = len(sizes)
+    inside = None
+    lin = None
+    for k in range(dims):
+        size = sizes[dims - 1 - k]
+        ok = prim("LogicalAnd")(prim("GreaterEqual")(at[k], 0.0),
+                                prim("LessEqual")(at[k], size - 1.0))
+        inside = ok if inside is None else prim("LogicalAnd")(inside, ok)
+    for k in range(dims - 1, -1, -1):  # slowest axis first
+        size = sizes[dims - 1 - k]
+        ck = prim("Minimum")(prim("Maximum")(at[k], 0.0), size - 1.0)
+        lin = ck if lin is None else lin * float(size) + ck
+    lin = prim("Cast")(lin, _C.int64)
+    c = flat.shape[1]
+    idx = prim("BroadcastTo", shape=(lin.shape[0], c, lin.shape[1]))(prim("ExpandDims")(lin, 1))
+    return _a.gather_d(flat, 2, idx), prim("ExpandDims")(inside, 1)

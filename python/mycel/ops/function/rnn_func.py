@@ -1,5 +1,5 @@
 """The recurrence math shared by nn.RNN / nn.LSTM / nn.GRU (nn/layer/rnn.py) and the
-primitives ops.LSTM, ops.DynamicRNN and ops.DynamicGRUV2 (operations/breadth_rnn_ops.py): one
+primitives ops.LSTM, ops.DynamicRNN and ops.DynamicGRUV2 (operations/rnn_ops.py): one
 step of an RNN, LSTM or GRU cell and the time loop over a projected input, composed of
 MatMul and elementwise ops (the step rules are in nn/layer/rnn.py's docstring).
 

@@ -22,8 +22,11 @@ broadcast summed into the images by a one-hot matmul.
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim
+from mycel.ops.function._util import prim, tensor_arg
 from mycel.ops.primitive import constexpr
+from mycel.ops.function import array_func as _a
+
+__all__ = ["ps_roi_pooling", "ps_roi_pooling_grad", "roi_align"]
 
 
 @constexpr
@@ -110,3 +113,88 @@ def ps_roi_pooling_grad(dy, rois, input_size, spatial_scale, group_size, output_
     flat = prim("Reshape")(spread, (n, output_dim * g * g * height * width))
     dx = prim("MatMul", transpose_a=True)(onehot, flat)
     return prim("Reshape")(dx, (batch, output_dim * g * g, height, width))
+
+
+_FLOAT_DTYPES = (_C.float16, _C.float32, _C.float64)
+
+
+@constexpr
+def _roi_check(fs, rs, fdt, rdt, ph, pw, sample_num):
+    if len(fs) != 4 or len(rs) != 2 or rs[1] != 5:
+        raise ValueError(f"For 'ROIAlign', features must be (N, C, H, W) and rois (R, 5), but "
+                         f"got {tuple(fs)} and {tuple(rs)}.")
+    if fdt not in _FLOAT_DTYPES or rdt != fdt:
+        raise TypeError(f"For 'ROIAlign', features and rois must have the same float dtype, but "
+                        f"got {fdt} and {rdt}.")
+    for name, v in (("pooled_height", ph), ("pooled_width", pw), ("sample_num", sample_num)):
+        if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+            raise ValueError(f"For 'ROIAlign', {name} must be a positive int here (an adaptive "
+                             f"sample_num <= 0 needs a grid per ROI), but got {v!r}.")
+    return True
+
+
+@constexpr
+def _sample_offsets(pooled, s):
+    """[pooled * s] float64: ph + (iy + 0.5) / s, the sample points in bin units."""
+    p = np.arange(pooled)[:, None] + (np.arange(s)[None, :] + 0.5) / s
+    return _C.Tensor(p.reshape(-1))
+
+
+def _axis_weights(pos, size):
+    """Caffe2's bilinear rule along one axis: (low, high) int64 indices, (w_low, w_high)
+    weights with points outside [-1, size] weighted 0."""
+    valid = prim("LogicalAnd")(prim("GreaterEqual")(pos, -1.0), prim("LessEqual")(pos,
+                                                                                   float(size)))
+    p = prim("Maximum")(pos, 0.0)
+    low = prim("Floor")(p)
+    at_end = prim("GreaterEqual")(low, float(size - 1))
+    low = prim("Select")(at_end, prim("ZerosLike")(low) + float(size - 1), low)
+    p = prim("Select")(at_end, low, p)
+    high = prim("Select")(at_end, low, low + 1.0)
+    lw = p - low
+    vf = prim("Cast")(valid, pos.dtype)
+    return (prim("Cast")(low, _C.int64), prim("Cast")(high, _C.int64), (1.0 - lw) * vf, lw * vf)
+
+
+def _interp_axis(t, pos, size, axis):
+    """t [R, C, ..] interpolated at pos [R, P] along axis (2 or 3)."""
+    lo, hi, wl, wh = _axis_weights(pos, size)
+    r, c = t.shape[0], t.shape[1]
+    if axis == 2:
+        shape = (r, c, pos.shape[1], t.shape[3])
+        idx = lambda i: prim("BroadcastTo", shape=shape)(prim("Reshape")(i, (r, 1, -1, 1)))  # noqa
+        wv = lambda w: prim("Reshape")(w, (r, 1, -1, 1))  # noqa: E731
+    else:
+        shape = (r, c, t.shape[2], pos.shape[1])
+        idx = lambda i: prim("BroadcastTo", shape=shape)(prim("Reshape")(i, (r, 1, 1, -1)))  # noqa
+        wv = lambda w: prim("Reshape")(w, (r, 1, 1, -1))  # noqa: E731
+    return (_a.gather_d(t, axis, idx(lo)) * wv(wl) + _a.gather_d(t, axis, idx(hi)) * wv(wh))
+
+
+def roi_align(features, rois, pooled_height, pooled_width, spatial_scale, sample_num=2,
+              roi_end_mode=1):
+    """MindSpore's ROIAlign on CPU: each ROI (batch index, x1, y1, x2, y2) scaled by
+    spatial_scale (the end + roi_end_mode), split into pooled_height x pooled_width bins,
+    each the mean of sample_num x sample_num bilinear samples: (R, C, ph, pw)."""
+    f, r = tensor_arg(features, "roi_align", "features"), tensor_arg(rois, "roi_align", "rois")
+    _roi_check(f.shape, r.shape, f.dtype, r.dtype, pooled_height, pooled_width, sample_num)
+    dt = f.dtype
+    r64 = prim("Cast")(r, _C.float64)
+    col = lambda i: prim("Reshape")(prim("StridedSlice")(r64, (0, i), (r.shape[0], i + 1),  # noqa
+                                                         (1, 1)), (-1, 1))
+    b = prim("Cast")(prim("Round")(col(0) + 0.00007), _C.int64)
+    sw, sh = col(1) * spatial_scale, col(2) * spatial_scale
+    ew = (col(3) + float(roi_end_mode)) * spatial_scale
+    eh = (col(4) + float(roi_end_mode)) * spatial_scale
+    rw, rh = ew - sw, eh - sh
+    if roi_end_mode == 0:
+        rw, rh = prim("Maximum")(rw, 1.0), prim("Maximum")(rh, 1.0)
+    ys = sh + rh * (1.0 / pooled_height) * _sample_offsets(pooled_height, sample_num)
+    xs = sw + rw * (1.0 / pooled_width) * _sample_offsets(pooled_width, sample_num)
+    img = prim("Cast")(prim("Gather")(f, prim("Reshape")(b, (-1,)), 0), _C.float64)
+    h, w = f.shape[2], f.shape[3]
+    t = _interp_axis(img, ys, h, 2)
+    t = _interp_axis(t, xs, w, 3)  # [R, C, ph * s, pw * s]
+    rr, c = t.shape[0], t.shape[1]
+    t = prim("Reshape")(t, (rr, c, pooled_height, sample_num, pooled_width, sample_num))
+    return prim("Cast")(prim("ReduceMean")(t, (3, 5)), dt)

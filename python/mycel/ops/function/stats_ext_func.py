@@ -14,7 +14,7 @@ from mycel.ops.function import special_func as _sp
 from mycel.ops.function._util import as_tensor, host_bytes
 from mycel.ops.primitive import constexpr
 
-__all__ = ["mvlgamma"]
+__all__ = ["mvlgamma", "median", "nanmedian"]
 
 _FLOATS = (_C.float16, _C.float32, _C.float64)
 
@@ -110,3 +110,37 @@ def median_values(x, global_median=False, axis=0, keep_dims=False, ignore_nan=Fa
         v, i = _a.squeeze(v, ax), _a.squeeze(i, ax)
     return v, i
 
+
+_MEDIAN_DTYPES = (_C.int16, _C.int32, _C.int64, _C.float32, _C.float64)
+
+
+@constexpr
+def _median_args(op, dtype, axis, keepdims):
+    if dtype not in _MEDIAN_DTYPES:
+        raise TypeError(f"For '{op}', the input must be int16, int32, int64, float32 or "
+                        f"float64, but got {dtype}.")
+    if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
+        raise TypeError(f"For '{op}', 'axis' must be an int, but got {type(axis).__name__}.")
+    if not isinstance(keepdims, bool):
+        raise TypeError(f"For '{op}', 'keepdims' must be a bool, but got "
+                        f"{type(keepdims).__name__}.")
+    return int(axis)
+
+
+def median(input, axis=-1, keepdims=False):  # noqa: A002 (MindSpore's argument name)
+    """(values, int64 indices): the lower median along axis (of an even count, the smaller of
+    the two middle values) and where it sits in input (the element at that rank of a stable
+    sort, so among equal values the one MindSpore's CPU kernel may not pick: MindSpore leaves
+    the index of a repeated median unspecified). A NaN in a slice makes its median NaN (the
+    index of a NaN)."""
+    x = as_tensor(input)
+    ax = _median_args("median", x.dtype, axis, keepdims)
+    return median_values(x, False, ax, keepdims, False, "median")
+
+
+def nanmedian(input, axis=-1, keepdims=False):  # noqa: A002 (MindSpore's argument name)
+    """(values, int64 indices): the lower median along axis of the elements that are not NaN
+    and where it sits in input; a slice of NaNs only gives NaN and the index of its first."""
+    x = as_tensor(input)
+    ax = _median_args("nanmedian", x.dtype, axis, keepdims)
+    return median_values(x, False, ax, keepdims, True, "nanmedian")

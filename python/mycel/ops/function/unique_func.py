@@ -9,6 +9,10 @@ NaN is its own value."""
 from mycel import _mycel as _C
 from mycel.ops.function._util import prim, as_tensor
 from mycel.ops.primitive import constexpr
+import numpy as np
+from mycel.ops.function import array_func as _a
+from mycel.ops.function.graph_compat_func import any as _any
+from mycel.ops.function.array_ext_func import moveaxis
 
 
 @constexpr
@@ -51,4 +55,61 @@ def unique_with_pad(x, pad_num):
     return y, prim("Cast", dtype=idx_dtype)(idx)
 
 
-__all__ = ["unique_with_pad"]
+__all__ = ["unique_with_pad", "unique_consecutive"]
+
+
+def _t(x, op, name="input"):
+    if not isinstance(x, _C.Tensor):
+        raise TypeError(f"For '{op}', '{name}' must be a Tensor, but got {type(x).__name__}.")
+    return x
+
+
+def unique_consecutive(input, return_idx=False, return_counts=False, axis=None):  # noqa: A002
+    """The elements with each run of consecutive equal values collapsed to one (flattened
+    when axis is None; along axis otherwise), with the run index of each element
+    (return_idx) and the run lengths (return_counts). The output length depends on the
+    values (PYNATIVE mode)."""
+    x = _t(input, "unique_consecutive")
+    if axis is None:
+        flat = prim("Reshape")(x, (-1,))
+        n = flat.shape[0]
+        if n == 0:
+            out, idx, cnt = flat, prim("Cast")(flat, _C.int64), prim("Cast")(flat, _C.int64)
+        else:
+            head = _a.concat((_true1(), prim("NotEqual")(flat[1:], flat[:n - 1])), 0)
+            out = prim("MaskedSelect")(flat, head)
+            idx = prim("CumSum")(prim("Cast")(head, _C.int64), 0) - 1
+            cnt = _counts(idx, out.shape[0])
+            idx = prim("Reshape")(idx, x.shape)
+    else:
+        ax = axis % max(x.ndim, 1)
+        xt = moveaxis(x, ax, 0)
+        n = xt.shape[0]
+        rows = prim("Reshape")(xt, (n, -1))
+        diff = _any(prim("NotEqual")(rows[1:], rows[:n - 1]), 1) if n > 1 else None
+        head = _true1() if diff is None else _a.concat((_true1(), diff), 0)
+        keep = prim("MaskedSelect")(_arange(n), head)
+        out = moveaxis(prim("Gather")(xt, keep, 0), 0, ax)
+        idx = prim("CumSum")(prim("Cast")(head, _C.int64), 0) - 1
+        cnt = _counts(idx, keep.shape[0])
+    res = (out,)
+    if return_idx:
+        res += (idx,)
+    if return_counts:
+        res += (cnt,)
+    return res[0] if len(res) == 1 else res
+
+
+@constexpr
+def _true1():
+    return _C.Tensor(np.array([True]))
+
+
+@constexpr
+def _arange(n):
+    return _C.Tensor(np.arange(n, dtype=np.int64))
+
+
+def _counts(idx, runs):
+    ones = prim("OnesLike")(prim("Reshape")(idx, (-1,)))
+    return prim("UnsortedSegmentSum")(ones, prim("Reshape")(idx, (-1,)), runs)

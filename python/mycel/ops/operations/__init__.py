@@ -234,15 +234,26 @@ __all__ += ["Uniform", "FractionalMaxPool", "FractionalAvgPool", "DeformableOffs
             "MatrixDiagV3"]
 from mycel.ops.operations.conv3d_ops import Conv3D  # noqa: E402
 __all__ += ["Conv3D"]
-# MindSpore 2.x's ops breadth: primitives composed from the functional forms (breadth_ops.py,
-# breadth_nn_ops.py).
-from mycel.ops.operations import breadth_ops as _breadth_ops  # noqa: E402
-from mycel.ops.operations import breadth_nn_ops as _breadth_nn_ops  # noqa: E402
-from mycel.ops.operations.breadth_ops import *  # noqa: F401,F403,E402
-from mycel.ops.operations.breadth_nn_ops import *  # noqa: F401,F403,E402
-from mycel.ops.operations import breadth_ext_ops as _breadth_ext_ops  # noqa: E402
-from mycel.ops.operations.breadth_ext_ops import *  # noqa: F401,F403,E402
-__all__ += _breadth_ops.__all__ + _breadth_nn_ops.__all__ + _breadth_ext_ops.__all__
+# MindSpore 2.x's primitives composed from the functional forms, one module per domain
+# (composed_<domain>_ops.py).
+from mycel.ops.operations import (composed_array_ops, composed_math_ops,  # noqa: E402
+                                  composed_linalg_ops, composed_nn_ops, composed_loss_ops,
+                                  composed_random_ops, composed_image_ops, composed_optim_ops,
+                                  composed_other_ops)
+from mycel.ops.operations.composed_array_ops import *  # noqa: F401,F403,E402
+from mycel.ops.operations.composed_math_ops import *  # noqa: F401,F403,E402
+from mycel.ops.operations.composed_linalg_ops import *  # noqa: F401,F403,E402
+from mycel.ops.operations.composed_nn_ops import *  # noqa: F401,F403,E402
+from mycel.ops.operations.composed_loss_ops import *  # noqa: F401,F403,E402
+from mycel.ops.operations.composed_random_ops import *  # noqa: F401,F403,E402
+from mycel.ops.operations.composed_image_ops import *  # noqa: F401,F403,E402
+from mycel.ops.operations.composed_optim_ops import *  # noqa: F401,F403,E402
+from mycel.ops.operations.composed_other_ops import *  # noqa: F401,F403,E402
+for _m in (composed_array_ops, composed_math_ops, composed_linalg_ops, composed_nn_ops,
+           composed_loss_ops, composed_random_ops, composed_image_ops, composed_optim_ops,
+           composed_other_ops):
+    __all__ += _m.__all__
+del _m
 
 # ConjugateTranspose(x, perm): Transpose then Conj (complex; a real x is transposed).
 from mycel.ops.operations.composed_ops import _Composed as _ComposedCT  # noqa: E402
@@ -315,19 +326,10 @@ __all__ += ["FFTWithSize"]
 from mycel.ops.operations.sparse_ops import (SparseToDense,  # noqa: E402,F401
                                              SparseTensorDenseMatmul)
 from mycel.ops.operations import _csr_ops  # noqa: E402,F401  (P._csr_ops, MindSpore's path)
-# More of MindSpore 2.x's composed primitives: Im2Col, Polar, Cholesky, Geqrf, CTCLoss,
-# NoRepeatNGram, LogUniformCandidateSampler (ops/operations/breadth_more_ops.py).
-from mycel.ops.operations import breadth_more_ops as _breadth_more_ops  # noqa: E402
-from mycel.ops.operations.breadth_more_ops import *  # noqa: F401,F403,E402
-__all__ += _breadth_more_ops.__all__
-# ResizeBicubic, ExtractVolumePatches, FractionalMaxPool3DWithFixedKsize (breadth_image_ops.py)
-from mycel.ops.operations import breadth_image_ops as _breadth_image_ops  # noqa: E402
-from mycel.ops.operations.breadth_image_ops import *  # noqa: F401,F403,E402
-__all__ += _breadth_image_ops.__all__
-# LSTM (the CPU op's packed weight), DynamicRNN, DynamicGRUV2 (breadth_rnn_ops.py)
-from mycel.ops.operations import breadth_rnn_ops as _breadth_rnn_ops  # noqa: E402
-from mycel.ops.operations.breadth_rnn_ops import *  # noqa: F401,F403,E402
-__all__ += _breadth_rnn_ops.__all__
+# LSTM (the CPU op's packed weight), DynamicRNN, DynamicGRUV2 (rnn_ops.py)
+from mycel.ops.operations import rnn_ops as _rnn_ops  # noqa: E402
+from mycel.ops.operations.rnn_ops import *  # noqa: F401,F403,E402
+__all__ += _rnn_ops.__all__
 # ListDiff (list_ops.py; MindSpore's array_ops holds it too)
 from mycel.ops.operations.list_ops import ListDiff  # noqa: E402,F401
 __all__ += ["ListDiff"]

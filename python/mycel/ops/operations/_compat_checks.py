@@ -45,3 +45,12 @@ def _check_rank(op, name, x, rank):
     if len(x.shape) != rank:
         raise ValueError(f"For '{op}', the rank of '{name}' must be {rank}, but got shape "
                          f"{tuple(x.shape)}.")
+
+
+def _check_tensors(op, *named):
+    """A TypeError naming op and the argument unless each (name, value) pair's value is a
+    Tensor."""
+    for name, v in named:
+        if not isinstance(v, _C.Tensor):
+            raise TypeError(f"For '{op}', '{name}' must be a Tensor, but got "
+                            f"{type(v).__name__}.")

@@ -16,8 +16,12 @@ the output's cotangent ``dy``, in both modes:
 - ``LayerNormGrad(begin_norm_axis, begin_params_axis, epsilon=1e-12)(x, dy, variance, mean,
   gamma) -> (dx, dgamma, dbeta)`` from the forward's saved mean and variance;
 - ``BiasAddGrad(data_format='NCHW')(dout)``: BiasAdd's bias cotangent, dout summed over every
-  axis but the channel axis (1 for NCHW / NCDHW, the last for NHWC), in dout's dtype.
+  axis but the channel axis (1 for NCHW / NCDHW, the last for NHWC), in dout's dtype;
+- further down: PadV3Grad, IgammaGradA, PReLUGrad, LRNGrad and the elementwise ReluGrad,
+  SoftplusGrad, EluGrad, AsinGrad, ACosGrad, AtanGrad, HShrinkGrad, SoftShrinkGrad,
+  LogSoftmaxGrad.
 """
+from mycel import _mycel as _C
 from mycel.ops.operations.composed_ops import _Composed
 from mycel.ops.function._util import prim as _prim
 from mycel.ops.primitive import constexpr
@@ -186,12 +190,7 @@ class PadV3Grad(_Composed):
     (ops/function/pad_grad_func.py)."""
 
     def __init__(self, mode="reflect", paddings_contiguous=True):
-        if not isinstance(mode, str) or mode not in _pg.MODES:
-            raise ValueError(f"For 'PadV3Grad', 'mode' must be one of {_pg.MODES}, but got "
-                             f"{mode!r}.")
-        if not isinstance(paddings_contiguous, bool):
-            raise TypeError(f"For 'PadV3Grad', 'paddings_contiguous' must be a bool, but got "
-                            f"{type(paddings_contiguous).__name__}.")
+        _pg.check_pad_attrs("PadV3Grad", mode, paddings_contiguous)
         super().__init__(mode=mode, paddings_contiguous=paddings_contiguous)
         self.mode, self.paddings_contiguous = mode, paddings_contiguous
 
@@ -208,12 +207,7 @@ class PadV3(_Composed):
     last dimension backward (ops/function/pad_v3_func.py)."""
 
     def __init__(self, mode="constant", paddings_contiguous=True):
-        if not isinstance(mode, str) or mode not in _pg.MODES:
-            raise ValueError(f"For 'PadV3', 'mode' must be one of {_pg.MODES}, but got "
-                             f"{mode!r}.")
-        if not isinstance(paddings_contiguous, bool):
-            raise TypeError(f"For 'PadV3', 'paddings_contiguous' must be a bool, but got "
-                            f"{type(paddings_contiguous).__name__}.")
+        _pg.check_pad_attrs("PadV3", mode, paddings_contiguous)
         super().__init__(mode=mode, paddings_contiguous=paddings_contiguous)
         self.mode, self.paddings_contiguous = mode, paddings_contiguous
 
@@ -248,3 +242,197 @@ class BiasAddGrad(_Composed):
 
 
 __all__ += ["BiasAddGrad"]
+
+
+# IgammaGradA: d igamma(a, x) / da (ops/function/special_func.py's series).
+from mycel.ops.function import special_func as _spf  # noqa: E402
+
+
+class IgammaGradA(_Composed):
+    """IgammaGradA()(a, x): the derivative of the regularized lower incomplete gamma P(a, x)
+    in a, elementwise (a > 0, x >= 0; NaN elsewhere), a's float dtype."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, a, x):
+        return _spf._igamma_grad_a(a, x)
+
+
+__all__ += ["IgammaGradA"]
+
+
+# PReLUGrad and LRNGrad (MindSpore's auto_generate.PReLUGrad and _grad_ops.LRNGrad).
+from mycel.ops.function import compat_func as _cf  # noqa: E402
+from mycel.ops.composite import grad as _grad  # noqa: E402
+from mycel.ops.operations._compat_checks import _check_tensors  # noqa: E402
+
+
+@constexpr
+def _prelu_grad_plan(x_shape, w_shape):
+    c = x_shape[1] if len(x_shape) >= 2 else 1
+    if len(w_shape) != 1 or w_shape[0] not in (1, c):
+        raise ValueError(f"For 'PReLUGrad', 'w' must be 1-D of 1 or the channel count {c} "
+                         f"(dim 1 of x), but got shape {tuple(w_shape)} for x of shape "
+                         f"{tuple(x_shape)}.")
+    per_channel = w_shape[0] == c and len(x_shape) >= 2
+    axes = tuple(i for i in range(len(x_shape)) if not (per_channel and i == 1))
+    bshape = (1, c) + (1,) * (len(x_shape) - 2) if per_channel else (1,) * len(x_shape)
+    return axes, bshape
+
+
+class PReLUGrad(_Composed):
+    """PReLUGrad()(dy, x, w): the gradients (dx, dw) of PReLU y = x (x > 0), w x (x <= 0),
+    w per channel (dim 1 of x) or one shared value: dx = dy (1 or w), dw = the sum of dy x where
+    x <= 0 over all dims but the channel's."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, dy, x, w):
+        _check_tensors("PReLUGrad", ("dy", dy), ("x", x), ("w", w))
+        if dy.shape != x.shape or not x.dtype.is_floating_point or w.dtype != x.dtype:
+            raise TypeError(f"For 'PReLUGrad', 'dy' and 'x' must be float tensors of one shape "
+                            f"and 'w' of their dtype, but got {dy.shape} {dy.dtype}, {x.shape} "
+                            f"{x.dtype} and {w.dtype}.")
+        axes, bshape = _prelu_grad_plan(x.shape, w.shape)
+        wb = _prim("Reshape")(w, bshape)
+        neg = _prim("LessEqual")(x, 0.0)
+        dx = _prim("Select")(neg, dy * wb, dy)
+        dw = _prim("ReduceSum")(_prim("Select")(neg, dy * x, _prim("ZerosLike")(x)), axes)
+        return dx, _prim("Reshape")(dw, w.shape)
+
+
+class LRNGrad(_Composed):
+    """LRNGrad(depth_radius=5, bias=1.0, alpha=1.0, beta=0.5)(grads, x, y): the gradient of
+    LRN (P.LRN's TensorFlow rule across channels) at x, by the vector-Jacobian product of the
+    composed LRN with grads (y, LRN's output, is not needed)."""
+
+    def __init__(self, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5):
+        super().__init__(depth_radius=depth_radius, bias=bias, alpha=alpha, beta=beta)
+        self.depth_radius, self.bias, self.alpha, self.beta = depth_radius, bias, alpha, beta
+
+    def __call__(self, grads, x, y):
+        _check_tensors("LRNGrad", ("grads", grads), ("x", x), ("y", y))
+        if grads.shape != x.shape:
+            raise ValueError(f"For 'LRNGrad', 'grads' must have x's shape {x.shape}, but got "
+                             f"{grads.shape}.")
+        return _grad(self._weighted)(x, grads)
+
+    def _weighted(self, x, grads):
+        out = _cf.lrn(x, self.depth_radius, self.bias, self.alpha, self.beta)
+        return _prim("ReduceSum")(out * grads, ())
+
+
+__all__ += ["PReLUGrad", "LRNGrad"]
+
+
+# ---- elementwise gradient primitives of MindSpore's ops test table (their closed forms) ------
+
+class _ElementwiseGrad(_Composed):
+    """A gradient primitive computed elementwise from its two tensor inputs (named in _names)
+    by _rule(a, b)."""
+    _names = ("dout", "x")
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, a, b):
+        _check_tensors(self.name, (self._names[0], a), (self._names[1], b))
+        if a.shape != b.shape or not a.dtype.is_floating_point or a.dtype != b.dtype:
+            raise TypeError(f"For '{self.name}', '{self._names[0]}' and '{self._names[1]}' must "
+                            f"be float tensors of one shape and dtype, but got {a.shape} "
+                            f"{a.dtype} and {b.shape} {b.dtype}.")
+        return self._rule(a, b)
+
+
+class ReluGrad(_ElementwiseGrad):
+    """ReluGrad()(y_backprop, x): y_backprop where x (ReLU's output) > 0, else 0 (the op
+    table's ReluGrad, which ReLU's bprop uses)."""
+    _names = ("y_backprop", "x")
+
+    def _rule(self, dy, y):
+        return _prim("ReluGrad")(dy, y)
+
+
+class SoftplusGrad(_ElementwiseGrad):
+    """SoftplusGrad()(dout, x): dout * sigmoid(x), softplus's derivative at x."""
+
+    def _rule(self, dout, x):
+        return dout * _prim("Sigmoid")(x)
+
+
+class EluGrad(_ElementwiseGrad):
+    """EluGrad()(y_grad, x): ELU's (alpha 1) gradient from its output x: y_grad where x > 0,
+    y_grad * (x + 1) elsewhere."""
+    _names = ("y_grad", "x")
+
+    def _rule(self, dy, y):
+        return _prim("Select")(_prim("Greater")(y, 0.0), dy, dy * (y + 1.0))
+
+
+class AsinGrad(_ElementwiseGrad):
+    """AsinGrad()(x, dout): dout / sqrt(1 - x^2)."""
+    _names = ("x", "dout")
+
+    def _rule(self, x, dout):
+        return dout * _prim("Rsqrt")(1.0 - x * x)
+
+
+class ACosGrad(_ElementwiseGrad):
+    """ACosGrad()(x, dout): -dout / sqrt(1 - x^2)."""
+    _names = ("x", "dout")
+
+    def _rule(self, x, dout):
+        return -(dout * _prim("Rsqrt")(1.0 - x * x))
+
+
+class AtanGrad(_ElementwiseGrad):
+    """AtanGrad()(x, dout): dout / (1 + x^2)."""
+    _names = ("x", "dout")
+
+    def _rule(self, x, dout):
+        return dout / (1.0 + x * x)
+
+
+class _ShrinkGrad(_ElementwiseGrad):
+    def __init__(self, lambd=0.5):
+        if isinstance(lambd, bool) or not isinstance(lambd, (int, float)) or lambd < 0:
+            raise ValueError(f"For '{type(self).__name__}', 'lambd' must be a float >= 0, but "
+                             f"got {lambd!r}.")
+        _Composed.__init__(self, lambd=lambd)
+        self.lambd = float(lambd)
+
+    def _rule(self, dy, x):
+        return _prim("Select")(_prim("Greater")(_prim("Abs")(x), self.lambd), dy,
+                               _prim("ZerosLike")(dy))
+
+
+class HShrinkGrad(_ShrinkGrad):
+    """HShrinkGrad(lambd=0.5)(gradients, features): gradients where |features| > lambd."""
+    _names = ("gradients", "features")
+
+
+class SoftShrinkGrad(_ShrinkGrad):
+    """SoftShrinkGrad(lambd=0.5)(input_grad, input_x): input_grad where |input_x| > lambd."""
+    _names = ("input_grad", "input_x")
+
+
+class LogSoftmaxGrad(_ElementwiseGrad):
+    """LogSoftmaxGrad(axis=-1)(logits, grad): LogSoftmax's gradient from its output logits:
+    grad - exp(logits) * sum(grad, axis)."""
+    _names = ("logits", "grad")
+
+    def __init__(self, axis=-1):
+        if isinstance(axis, bool) or not isinstance(axis, int):
+            raise TypeError(f"For 'LogSoftmaxGrad', 'axis' must be an int, but got {axis!r}.")
+        _Composed.__init__(self, axis=axis)
+        self.axis = axis
+
+    def _rule(self, out, grad):
+        total = _prim("ReduceSum", keep_dims=True)(grad, (self.axis,))
+        return grad - _prim("Exp")(out) * total
+
+
+__all__ += ["ReluGrad", "SoftplusGrad", "EluGrad", "AsinGrad", "ACosGrad", "AtanGrad",
+            "HShrinkGrad", "SoftShrinkGrad", "LogSoftmaxGrad"]

@@ -18,8 +18,8 @@ __all__ += ["MatrixDiagPartV3"]
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
 from mycel.ops.operations.compat_cpu_ops import MatrixDiagV3  # noqa: E402
 __all__ += ["MatrixDiagV3"]
-# ops breadth (breadth_ops.py): MindSpore's array_ops classes composed in mycel.
-from mycel.ops import operations as _bo  # noqa: E402  (breadth_ops, breadth_nn_ops)
+# MindSpore's array_ops classes that mycel composes (operations/composed_*_ops.py).
+from mycel.ops import operations as _bo  # noqa: E402
 _BREADTH = ["Ones", "Zeros", "Eye", "FillV2", "TrilIndices", "TriuIndices", "Meshgrid",
             "GatherNd", "TensorScatterAdd", "TensorScatterSub", "TensorScatterMul",
             "TensorScatterDiv", "TensorScatterMax", "TensorScatterMin", "ScatterAdd",
@@ -32,7 +32,7 @@ _BREADTH = ["Ones", "Zeros", "Eye", "FillV2", "TrilIndices", "TriuIndices", "Mes
             "ScalarCast", "LeftShift", "RightShift"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
-# ExtractVolumePatches (breadth_image_ops.py), which MindSpore defines in array_ops
+# ExtractVolumePatches (composed_array_ops.py), which MindSpore defines in array_ops
 __all__ += ["ExtractVolumePatches"]
 globals().update((_n, getattr(_bo, _n)) for _n in ["ExtractVolumePatches"])
 # Classes MindSpore also defines in array_ops (its ops test table imports them from there).
@@ -43,3 +43,10 @@ __all__ += _BREADTH
 # ListDiff (list_ops.py)
 from mycel.ops.operations.list_ops import ListDiff  # noqa: E402
 __all__ += ["ListDiff"]
+# Classes of MindSpore's ops test table composed in mycel (composed_array_ops.py).
+_BREADTH = ["SegmentSum", "SegmentMax", "SegmentMin", "SegmentProd", "SegmentMean", "IdentityN"]
+globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
+__all__ += _BREADTH
+_BREADTH = ["RangeV2", "Expand", "CheckNumerics", "UnravelIndex", "Im2Col", "SpaceToBatch"]
+globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
+__all__ += _BREADTH

@@ -561,3 +561,27 @@ MatrixInverse = _composed("MatrixInverse", _la.inverse, "MatrixInverse()(x): the
 __all__ += ["Identity", "Slice", "SquaredDifference", "IsFinite", "IsNan", "IsInf",
             "LogicalXor", "Atan2", "Xlogy", "Trunc", "Lerp", "Heaviside", "AssignSub",
             "MatrixInverse"]
+
+
+def _exporter(names, namespace):
+    """The class decorator of a composed_<domain>_ops module: adds the class to the module's
+    __all__ (`names`) and namespace (its globals())."""
+    def export(cls):
+        names.append(cls.__name__)
+        namespace[cls.__name__] = cls
+        return cls
+    return export
+
+
+def _simple_maker(export, module):
+    """simple(name, fn, doc): makes, exports and returns a primitive class without attributes
+    whose call is fn(*inputs), in module `module`."""
+    def simple(name, fn, doc):
+        def __init__(self):
+            _Composed.__init__(self)
+
+        def __call__(self, *args):
+            return fn(*args)
+        return export(type(name, (_Composed,), {"__doc__": doc, "__module__": module,
+                                                "__init__": __init__, "__call__": __call__}))
+    return simple

@@ -4,5 +4,6 @@ of mycel.ops.operations; this module lists the ones MindSpore defines in image_o
 has."""
 from mycel.ops import operations as _P
 
-__all__ = ["ResizeBicubic", "CropAndResize", "ResizeBilinearV2"]
+__all__ = ["ResizeBicubic", "CropAndResize", "ResizeBilinearV2", "RGBToHSV", "AdjustHue",
+           "AdjustSaturation", "AdjustContrastv2"]
 globals().update((_n, getattr(_P, _n)) for _n in __all__)

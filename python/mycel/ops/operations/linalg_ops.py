@@ -5,3 +5,5 @@ from mycel.ops import operations as _P
 
 __all__ = ["Geqrf", "Svd"]
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
+__all__ += ["Qr", "MatrixTriangularSolve"]
+globals().update((_n, getattr(_P, _n)) for _n in ["Qr", "MatrixTriangularSolve"])

@@ -15,8 +15,8 @@ __all__ += ["ACos", "Asin", "Atan", "Acosh", "Asinh", "Atanh", "Sinh", "Cosh", "
 
 __all__ += ["BitwiseAnd", "BitwiseOr", "BitwiseXor"]
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
-# ops breadth (breadth_ops.py): MindSpore"s math_ops classes composed in mycel.
-from mycel.ops import operations as _bo  # noqa: E402  (breadth_ops, breadth_nn_ops)
+# MindSpore"s math_ops classes that mycel composes (operations/composed_*_ops.py).
+from mycel.ops import operations as _bo  # noqa: E402
 _BREADTH = ["AddN", "AccumulateNV2", "Addcdiv", "Addcmul", "Trace", "Gcd", "Lcm", "Hypot",
             "Logit", "Sinc", "NextAfter", "DivNoNan", "MulNoNan", "TruncateDiv",
             "PopulationCount", "Erfinv", "Digamma", "Fmax", "SquareSumAll", "Cdist", "IsClose",
@@ -39,7 +39,7 @@ __all__ += _BREADTH
 _BREADTH = ["Svd"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
-# Polar and Cholesky (breadth_more_ops.py)
+# Polar and Cholesky (composed_math_ops.py, composed_linalg_ops.py)
 _BREADTH = ["Polar", "Cholesky"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
@@ -48,3 +48,15 @@ _BREADTH = ["Bernoulli", "FFTWithSize", "ComplexAbs", "Imag", "Complex", "Angle"
             "Median", "MatrixExp"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
+# Classes of MindSpore's ops test table composed in mycel (composed_math_ops.py).
+_BREADTH = ["AddV2", "Fmin", "Bucketize", "ReduceStd", "CumulativeLogsumexp", "MatrixPower",
+            "CholeskySolve", "Quantile", "Histogram"]
+globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
+__all__ += _BREADTH
+__all__ += ["MatrixTriangularSolve"]
+globals().update((_n, getattr(_P, _n)) for _n in ["MatrixTriangularSolve"])
+__all__ += ["CompareAndBitpack", "TridiagonalMatMul", "Qr"]
+globals().update((_n, getattr(_P, _n)) for _n in ["CompareAndBitpack", "TridiagonalMatMul", "Qr"])
+# Cauchy (composed_random_ops.py), which MindSpore defines in math_ops
+__all__ += ["Cauchy"]
+globals().update((_n, getattr(_P, _n)) for _n in ["Cauchy"])

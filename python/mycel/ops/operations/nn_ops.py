@@ -25,8 +25,8 @@ from mycel.ops.operations.compat_cpu_ops import DeformableOffsets  # noqa: E402
 __all__ += ["DeformableOffsets"]
 from mycel.ops.operations.compat_cpu_ops import FractionalAvgPool  # noqa: E402
 __all__ += ["FractionalAvgPool"]
-# ops breadth (breadth_ops.py): MindSpore"s nn_ops classes composed in mycel.
-from mycel.ops import operations as _bo  # noqa: E402  (breadth_ops, breadth_nn_ops)
+# MindSpore"s nn_ops classes that mycel composes (operations/composed_*_ops.py).
+from mycel.ops import operations as _bo  # noqa: E402
 _BREADTH = ["FastGeLU", "PReLU", "GLU", "Dropout2D", "Dropout3D", "ChannelShuffle",
             "SmoothL1Loss", "SoftMarginLoss", "MultilabelMarginLoss", "MultiMarginLoss",
             "TripletMarginLoss", "BCEWithLogitsLoss", "SigmoidCrossEntropyWithLogits",
@@ -50,7 +50,7 @@ _BREADTH = ["CTCGreedyDecoder", "GridSampler3D", "SparseApplyFtrlV2",
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
 # FractionalMaxPool3DWithFixedKsize, CTCLoss, LSTM, DynamicRNN, DynamicGRUV2
-# (breadth_image_ops.py, breadth_more_ops.py, breadth_rnn_ops.py)
+# (composed_nn_ops.py, composed_loss_ops.py, rnn_ops.py)
 __all__ += ["FractionalMaxPool3DWithFixedKsize", "CTCLoss", "LSTM", "DynamicRNN", "DynamicGRUV2"]
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
 __all__ += ["LARSUpdate"]
@@ -58,3 +58,8 @@ globals().update((_n, getattr(_P, _n)) for _n in ["LARSUpdate"])
 # PadV3 (composed in _grad_ops.py beside PadV3Grad; ops/function/pad_v3_func.py)
 from mycel.ops.operations._grad_ops import PadV3  # noqa: E402
 __all__ += ["PadV3"]
+# Classes of MindSpore's ops test table composed in mycel (composed_nn_ops.py).
+__all__ += ["ReLUV3", "NthElement", "DataFormatVecPermute"]
+globals().update((_n, getattr(_P, _n)) for _n in ["ReLUV3", "NthElement", "DataFormatVecPermute"])
+__all__ += ["DepthwiseConv2dNative"]
+globals().update((_n, getattr(_P, _n)) for _n in ["DepthwiseConv2dNative"])

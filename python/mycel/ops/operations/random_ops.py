@@ -13,8 +13,8 @@ __all__ += ["ParameterizedTruncatedNormal"]
 # Uniform is MindSpore's random_ops class only (not in ops.operations).
 from mycel.ops.operations.compat_cpu_ops import Uniform, RandomCategorical  # noqa: E402
 __all__ += ["Uniform", "RandomCategorical"]
-# ops breadth (breadth_ops.py): MindSpore's random_ops classes composed in mycel.
-from mycel.ops import operations as _bo  # noqa: E402  (breadth_ops, breadth_nn_ops)
+# MindSpore's random_ops classes that mycel composes (operations/composed_*_ops.py).
+from mycel.ops import operations as _bo  # noqa: E402
 _BREADTH = ["Multinomial", "Randperm", "Gamma", "RandomGamma", "StandardLaplace",
             "RandomShuffle"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
@@ -22,3 +22,9 @@ __all__ += _BREADTH
 _BREADTH = ["MultinomialWithReplacement"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
+# Classes of MindSpore's ops test table composed in mycel (composed_random_ops.py).
+_BREADTH = ["LogNormalReverse"]
+globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
+__all__ += _BREADTH
+__all__ += ["TruncatedNormal", "NonDeterministicInts"]
+globals().update((_n, getattr(_bo, _n)) for _n in ["TruncatedNormal", "NonDeterministicInts"])

@@ -13,13 +13,20 @@ the work; both modes and gradients come from the ops it is built of):
   the 2-D sparse matrix times the dense one (gradients to values and dense);
 - ``SparseMatrixAdd()(a_shape, a_batch_pointers, a_indptr, a_indices, a_values, b_shape, ...,
   alpha, beta)``: alpha * a + beta * b of two CSR matrices given by their parts (``csr_add``;
-  one batch: a dense shape of 2 entries).
+  one batch: a dense shape of 2 entries);
+- ``DenseToDenseSetOperation`` / ``DenseToSparseSetOperation(set_operation, validate_indices)``:
+  the set operation of the last-dimension values of two tensors (the second sparse), a sparse
+  result computed on the host (its size depends on the values: PYNATIVE mode).
 """
+import numpy as np
+
+from mycel import _mycel as _C
 from mycel.ops.operations.composed_ops import _Composed
 from mycel.ops.function import sparse_cwise_func as _sp, math_func as _m
 from mycel.ops.function import sparse_func as _sf
 from mycel.common.sparse_tensor import CSRTensor as _CSR
 from mycel.ops.function._util import prim as _prim
+from mycel.ops.operations._compat_checks import _check_tensors
 
 __all__ = ["SparseDenseCwiseAdd", "SparseDenseCwiseMul", "SparseDenseCwiseDiv",
            "SparseReshape", "SparseMatrixSoftmax", "SparseToDense", "SparseTensorDenseMatmul", "SparseMatrixAdd"]
@@ -125,3 +132,119 @@ class SparseMatrixAdd(_Composed):
         c = _sf.csr_add(a, b, alpha, beta)
         return (a_shape, _sf.batch_pointers_of(c.indptr, sa[0]), c.indptr, c.indices,
                 c.values)
+
+
+# ---- set operations over the last dimension (TensorFlow's, as MindSpore's sparse_ops) ------
+# The result's size depends on the values, so they are computed on the host from the inputs'
+# values (PYNATIVE mode; integer sets have no gradient).
+
+_SET_OPS = ("a-b", "b-a", "intersection", "union")
+_SET_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16")
+
+
+def _set_rows(op, a_rows, b_rows, kind):
+    """The sorted result set of each pair of rows."""
+    f = {"a-b": lambda a, b: np.setdiff1d(a, b), "b-a": lambda a, b: np.setdiff1d(b, a),
+         "intersection": np.intersect1d, "union": np.union1d}[kind]
+    return [f(np.asarray(a), np.asarray(b)) for a, b in zip(a_rows, b_rows)]
+
+
+def _set_result(results, lead, dtype):
+    """(y_indices [N, rank] int64, y_values [N], y_shape [rank] int64) of the row results."""
+    width = max((len(r) for r in results), default=0)
+    idx, vals = [], []
+    for flat, r in enumerate(results):
+        pos = np.unravel_index(flat, lead) if lead else ()
+        for j, v in enumerate(r):
+            idx.append(tuple(int(p) for p in pos) + (j,))
+            vals.append(v)
+    rank = len(lead) + 1
+    y_idx = np.array(idx, np.int64).reshape(-1, rank)
+    y_val = np.array(vals, dtype).reshape(-1)
+    return (_C.Tensor(y_idx), _C.Tensor(y_val),
+            _C.Tensor(np.array(tuple(lead) + (width,), np.int64)))
+
+
+class _SetOperation(_Composed):
+    def __init__(self, set_operation="a-b", validate_indices=True):
+        op = type(self).__name__
+        if not isinstance(set_operation, str) or set_operation.lower() not in _SET_OPS:
+            raise ValueError(f"For '{op}', 'set_operation' must be one of {list(_SET_OPS)}, "
+                             f"but got {set_operation!r}.")
+        if not isinstance(validate_indices, bool):
+            raise TypeError(f"For '{op}', 'validate_indices' must be a bool, but got "
+                            f"{validate_indices!r}.")
+        super().__init__(set_operation=set_operation, validate_indices=validate_indices)
+        self.set_operation = set_operation.lower()
+        self.validate_indices = validate_indices
+
+    def _dense(self, name, x):
+        op = type(self).__name__
+        if not isinstance(x, _C.Tensor):
+            raise TypeError(f"For '{op}', '{name}' must be a Tensor, but got "
+                            f"{type(x).__name__}.")
+        a = x.asnumpy()
+        if a.dtype.name not in _SET_DTYPES:
+            raise TypeError(f"For '{op}', '{name}' must be an integer tensor "
+                            f"({', '.join(_SET_DTYPES)}), but got {x.dtype}.")
+        if a.ndim < 2:
+            raise ValueError(f"For '{op}', '{name}' must have rank >= 2, but got shape "
+                             f"{a.shape}.")
+        return a
+
+
+class DenseToDenseSetOperation(_SetOperation):
+    """DenseToDenseSetOperation(set_operation='a-b', validate_indices=True)(x1, x2): for each
+    index of the leading dimensions, the set operation ('a-b', 'b-a', 'intersection' or
+    'union') of the last-dimension values of x1 and x2, as a sparse tensor (y_indices,
+    y_values, y_shape): each row's result sorted, y_shape the leading dims and the largest
+    result. Computed on the host (the size depends on the values)."""
+
+    def __call__(self, x1, x2):
+        op = type(self).__name__
+        a, b = self._dense("x1", x1), self._dense("x2", x2)
+        if a.dtype != b.dtype or a.shape[:-1] != b.shape[:-1]:
+            raise ValueError(f"For '{op}', 'x1' and 'x2' must have one dtype and the same "
+                             f"leading dimensions, but got {x1.dtype} {a.shape} and {x2.dtype} "
+                             f"{b.shape}.")
+        lead = a.shape[:-1]
+        rows = _set_rows(op, a.reshape(-1, a.shape[-1]), b.reshape(-1, b.shape[-1]),
+                         self.set_operation)
+        return _set_result(rows, lead, a.dtype)
+
+
+class DenseToSparseSetOperation(_SetOperation):
+    """DenseToSparseSetOperation(set_operation='a-b', validate_indices=True)(x1, x2_indices,
+    x2_values, x2_shape): DenseToDenseSetOperation with x2 a sparse tensor (its rows are the
+    values stored in each leading index); validate_indices checks x2's indices are in
+    row-major order, within x2_shape, without repeats."""
+
+    def __call__(self, x1, x2_indices, x2_values, x2_shape):
+        op = type(self).__name__
+        a = self._dense("x1", x1)
+        _check_tensors(op, ("x2_indices", x2_indices), ("x2_values", x2_values),
+                       ("x2_shape", x2_shape))
+        idx, vals = x2_indices.asnumpy(), x2_values.asnumpy()
+        shape = tuple(int(s) for s in x2_shape.asnumpy().reshape(-1))
+        if vals.dtype != a.dtype:
+            raise TypeError(f"For '{op}', 'x2_values' must have x1's dtype {x1.dtype}, but got "
+                            f"{x2_values.dtype}.")
+        if idx.ndim != 2 or idx.shape != (vals.shape[0], len(shape)) or \
+                shape[:-1] != a.shape[:-1]:
+            raise ValueError(f"For '{op}', x2 must be indices [N, {a.ndim}], values [N] and a "
+                             f"shape with x1's leading dimensions {a.shape[:-1]}, but got "
+                             f"{idx.shape}, {vals.shape} and {shape}.")
+        if self.validate_indices and len(idx):
+            flat = np.ravel_multi_index(tuple(idx.T), shape) if np.all(
+                (idx >= 0) & (idx < np.array(shape))) else None
+            if flat is None or np.any(np.diff(flat) <= 0):
+                raise ValueError(f"For '{op}', x2_indices must lie within x2_shape {shape}, in "
+                                 f"row-major order without repeats, but got {idx.tolist()}.")
+        lead = a.shape[:-1]
+        owner = np.ravel_multi_index(tuple(idx[:, :-1].T), lead) if len(idx) else idx[:, 0]
+        b_rows = [vals[owner == r] for r in range(int(np.prod(lead)))]
+        rows = _set_rows(op, a.reshape(-1, a.shape[-1]), b_rows, self.set_operation)
+        return _set_result(rows, lead, a.dtype)
+
+
+__all__ += ["DenseToDenseSetOperation", "DenseToSparseSetOperation"]

@@ -1,5 +1,5 @@
 """MindSpore's ``mindspore.ops.function.grad.grad_func``: the gradient functions of
-``mycel.ops`` (``ops/composite.py``), and ``custom_vjp``, a function with its own backward.
+``mycel.ops`` (``ops/composite/__init__.py``), and ``custom_vjp``, a function with its own backward.
 
 ``custom_vjp(fn)`` returns a Cell whose construct calls fn and whose ``bprop`` is the
 function given to ``defbwd``: ``bprop(*inputs, out, dout)`` returns one gradient per input.

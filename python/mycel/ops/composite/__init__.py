@@ -148,11 +148,16 @@ class _GradFunction:
     def _run_pynative(self, args, wanted, kw_names=()):
         """Runs fn eagerly while its ops are recorded into IR, then the compiled backward
         graph of that op sequence (mycel/src/compiler/ad/pynative.h)."""
-        fn, options = self._mycel_grad
-        positions, weights, sens_param = options[0], options[1], options[4]
         sens = None
-        if sens_param:
+        if self._mycel_grad[1][4]:  # sens_param: the sensitivity is the last argument
             sens, args = args[-1], args[:-1]
+        return self._pull(self._record(args, wanted, kw_names), sens)
+
+    def _record(self, args, wanted, kw_names=()):
+        """The forward half of _run_pynative: fn run once on args (without the sensitivity)
+        while its ops are recorded. Its result goes to _pull, once or more (ops.vjp)."""
+        fn, options = self._mycel_grad
+        weights = options[1]
         given = args
         # A Python float whose gradient is wanted is an f32 tensor; with GRAD_FOR_SCALAR every
         # number in a wanted input is a 0-d tensor (int64, float32) whose gradient comes back
@@ -174,7 +179,17 @@ class _GradFunction:
             out = fn(*args[:n], **dict(zip(kw_names, args[n:])))
         finally:
             rec.stop()
+        return _Recording(rec, out, given, args, wanted, flat, slots, scalars)
+
+    def _pull(self, r, sens):
+        """The backward half of _run_pynative: the gradients of recording r's output pulled
+        back from sens (None: ones), as the gradient function returns them. The recording is
+        not changed: it can be pulled back again with another sens."""
+        positions, weights = self._mycel_grad[1][0], self._mycel_grad[1][1]
+        out, flat = r.out, r.flat
         y = self._rules.target(out)
+        if sens is not None and not any(_has_grad(leaf) for leaf in _leaves(y)):
+            sens = None   # an output without a differentiable tensor ignores its sensitivity
         if sens is None:
             sens = _ones_like_tree(y)
         if not all(isinstance(leaf, Tensor) for leaf in _leaves(y)):
@@ -197,19 +212,19 @@ class _GradFunction:
             # the inputs differentiably, so every gradient is zero (MindSpore's rule).
             grads = [_zeros_for(t) for t in flat] + [_zeros_for(w) for w in weights or ()]
         else:
-            grads = rec.backward(self._cache(), y, sens, on_ready)
+            grads = r.rec.backward(self._cache(), y, sens, on_ready)
         gin, gw = grads[:len(flat)], grads[len(flat):]
         if _tensor_hooks.has_hooks():  # Tensor.register_hook on an input or a weight
             gin = [_tensor_hooks._hooked(t, g) for t, g in zip(flat, gin)]
             gw = [_tensor_hooks._hooked(w, g) for w, g in zip(weights or (), gw)]
         per_input = []
-        for p, slot in zip(wanted, slots):
+        for p, slot in zip(r.wanted, r.slots):
             leaves = [None if k is None else gin[k] for k in slot]
             if positions == "all":  # zeros for tensors without a gradient and numbers
                 leaves = [_zeros_for(a, numbers=True) if g is None else g
-                          for g, a in zip(leaves, _leaves(args[p]))]
-            g = _rebuild(args[p], iter(leaves))
-            per_input.append(_tensors_to_numbers(given[p], g) if scalars else g)
+                          for g, a in zip(leaves, _leaves(r.args[p]))]
+            g = _rebuild(r.args[p], iter(leaves))
+            per_input.append(_tensors_to_numbers(r.given[p], g) if r.scalars else g)
         return self._rules.result(per_input, list(gw), out)
 
     def _cache(self):
@@ -217,6 +232,16 @@ class _GradFunction:
         if c is None:
             c = self._backward_cache = _C.BackwardCache()
         return c
+
+
+class _Recording:
+    """A forward run recorded by _GradFunction._record: the recorder (stopped), fn's output,
+    the arguments as given and as run, the wanted positions, the flattened tensors whose
+    gradients the recorder returns and where each input's leaves are among them."""
+
+    def __init__(self, rec, out, given, args, wanted, flat, slots, scalars):
+        self.rec, self.out, self.given, self.args = rec, out, given, args
+        self.wanted, self.flat, self.slots, self.scalars = wanted, flat, slots, scalars
 
 
 def _scalar_grads():
@@ -502,26 +527,32 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
     input too (as MindSpore's vjp_fn returns, ``vjp_fn(v)[0]``); with `weights` (Parameters)
     ``(input_grads, weight_grads)``, both tuples; for several outputs
     ``vjp_fn(v1, v2, ...)`` or ``vjp_fn((v1, v2, ...))``. With has_aux, ``fn``
-    returns ``(out, aux...)`` and this returns ``(out, vjp_fn, aux)``."""
+    returns ``(out, aux...)`` and this returns ``(out, vjp_fn, aux)``.
+
+    fn runs once, here, as in MindSpore and torch.func.vjp: its effects (a Parameter
+    written, a random draw, a print) happen once, and vjp_fn, called any number of times,
+    runs only the backward on what that forward kept (a Dropout's mask included). Called
+    from Python (either mode) fn's ops are recorded as PYNATIVE grad records them
+    (_vjp_forward); in graph code the compiler splits the gradient at its vjp node."""
+    for i in range(len(inputs)):
+        _check_vjp_input(inputs[i], i)
     if weights is not None:  # (a constant in graph code: the branch folds away)
         weights = _weights_tuple(weights)
-    outputs = fn(*inputs)
+    forward = _vjp_forward(fn, weights, *inputs)
+    outputs = forward[0]
     aux = None  # assigned on every path: graph mode compiles both branches' uses
     if has_aux:
-        def first(*xs):
-            return fn(*xs)[0]
-        target, out, aux = first, outputs[0], outputs[1:] if len(outputs) > 2 else outputs[1]
+        out, aux = outputs[0], outputs[1:] if len(outputs) > 2 else outputs[1]
     else:
-        target, out = fn, outputs
-    if weights is None:
-        pull = GradOperation(get_all=True, sens_param=True)(target)
-    else:
-        pull = GradOperation(get_all=True, get_by_list=True, sens_param=True)(target, weights)
+        out = outputs
 
     def vjp_fn(*v):
         # one cotangent per output: a function of several outputs takes them as a tuple or
         # as separate arguments (MindSpore's vjp_fn(v1, v2))
-        g = pull(*inputs, v[0] if len(v) == 1 else v)
+        sens = v[0] if len(v) == 1 else v
+        if has_aux:  # the aux outputs pull nothing back
+            sens = (sens,) + _aux_sens(outputs[1:])
+        g = _vjp_backward(forward, sens, weights, *inputs)
         return tuple(g) if weights is None else (tuple(g[0]), tuple(g[1]))
 
     if has_aux:
@@ -529,51 +560,190 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
     return out, vjp_fn
 
 
+def _check_vjp_input(x, i):
+    """MindSpore's rule: vjp's inputs are Tensors, or tuples or lists of them (a TypeError
+    otherwise, decided at compile time in graph code)."""
+    if isinstance(x, (tuple, list)):
+        for e in x:
+            _check_vjp_input(e, i)
+    elif not isinstance(x, Tensor):
+        raise TypeError(f"For 'vjp', the inputs must be Tensors (or tuples or lists of "
+                        f"Tensors), but input {i} is {type(x).__name__}.")
+
+
+def _vjp_grad(fn, weights):
+    """The gradient function whose recording ops.vjp pulls back through:
+    GradOperation(get_all=True, get_by_list=weights given, sens_param=True)(fn, weights)."""
+    if weights is None:
+        return GradOperation(get_all=True, sens_param=True)(fn)
+    return GradOperation(get_all=True, get_by_list=True, sens_param=True)(fn, weights)
+
+
+def _vjp_forward(fn, weights, *inputs):
+    """ops.vjp's forward half: ``(fn(*inputs), state)``, fn run once while its ops are
+    recorded (PYNATIVE grad's recorder, src/compiler/ad/pynative.h: fn runs as a call from
+    Python runs it, a Cell in GRAPH mode compiled, its graph's ops reported to the recorder).
+    _vjp_backward pulls cotangents back through the state any number of times. In graph code
+    the compiler expands this name instead (specialize_grad.cc, vjp_half): the state is the
+    bprop of vjp(@W, (weights...), inputs...)."""
+    g = _vjp_grad(fn, weights)
+    args = tuple(inputs)
+    r = g._record(args, g._rules.call(args + (None,), True))  # None: where sens will be
+    return r.out, (g, r)
+
+
+def _vjp_backward(forward, sens, weights, *inputs):
+    """ops.vjp's backward half: what ``_vjp_grad(fn, weights)(*inputs, sens)`` returns,
+    computed from _vjp_forward's state without running fn again. In graph code the compiler
+    expands this name (the state's bprop called on sens)."""
+    g, r = forward[1]
+    return g._pull(r, sens)
+
+
+def _aux_sens(x):
+    """The sensitivity of has_aux's extra outputs: zeros for their tensors, None for
+    anything else (they are not differentiated)."""
+    if isinstance(x, (tuple, list)):
+        out = ()  # a loop, not tuple(generator): graph code too
+        for e in x:
+            out = out + (_aux_sens(e),)
+        return out
+    if isinstance(x, Tensor):
+        return zeros_like(x)
+    return None
+
+
+def _vjp_out_zeros(fn, *inputs):
+    """Zeros shaped as fn(*inputs)'s output, in graph code only: the compiler expands this
+    name from fn's abstract, without running fn (specialize_grad.cc, vjp_out_zeros)."""
+    raise RuntimeError("_vjp_out_zeros is expanded by the graph compiler only")
+
+
 def _as_tuple(x):
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
-def jvp(fn, inputs, v, has_aux=False):
-    """Forward mode: ``(fn(*inputs), J·v)`` for tangents `v` (one per input), computed as
-    the vjp of the vjp (the pullback is linear in its cotangent, and its own pullback is
-    the Jacobian-vector product). With has_aux: ``(out, jvp, aux)``."""
-    inputs, v = _as_tuple(inputs), _as_tuple(v)
+def _check_tangents(inputs, v):
     if len(inputs) != len(v):
         raise ValueError(f"jvp: {len(inputs)} inputs but {len(v)} tangents")
-    outputs = fn(*inputs)
-    aux = None  # assigned on every path: graph mode compiles both branches' uses
-    if has_aux:
-        def target(*xs):
-            return fn(*xs)[0]
-        out, aux = outputs[0], outputs[1:] if len(outputs) > 2 else outputs[1]
-    else:
-        target, out = fn, outputs
-    pull = GradOperation(get_all=True, sens_param=True)(target)
 
-    def pullback(*xs_and_u):  # (inputs..., u) -> J^T u, linear in u
-        return pull(*xs_and_u)
 
-    push = GradOperation(get_all=True, sens_param=True)(pullback)
-    u0 = _zeros_like_tree(out)
-    tangent = push(*inputs, u0, tuple(v))[-1]
+def _linear_push(fn, inputs, has_aux):
+    """Called from Python: fn run once at inputs (_vjp_forward), ``(outputs, push)`` where
+    push(v) is J·v of fn's output (its first, with has_aux): the vjp of the vjp (the pullback
+    u -> J^T u is linear in u; its own pullback along v is J v), recorded and differentiated
+    as PYNATIVE grad does, so each push runs only backward passes on what the forward kept."""
+    forward = _vjp_forward(fn, None, *inputs)
+    outputs = forward[0]
+    out = outputs[0] if has_aux else outputs
+
+    def pullback(u):  # u -> J^T u
+        sens = (u,) + _aux_sens(outputs[1:]) if has_aux else u
+        return _vjp_backward(forward, sens, None, *inputs)
+
+    def push(v):
+        _check_tangents(inputs, v)
+        g = GradOperation(get_all=True, sens_param=True)(pullback)
+        u = _zeros_like_tree(out)
+        return g._run_pynative((u, v), g._rules.call((u, v), True))[0]
+
+    return outputs, push
+
+
+def _jvp_python(fn, inputs, v, has_aux=False):
+    """jvp called from Python (either mode): _linear_push's recording, pushed once."""
+    inputs, v = _as_tuple(inputs), _as_tuple(v)
+    _check_tangents(inputs, v)
+    outputs, push = _linear_push(fn, inputs, has_aux)
+    tangent = push(v)
     if has_aux:
-        return out, tangent, aux
-    return out, tangent
+        return outputs[0], tangent, outputs[1:] if len(outputs) > 2 else outputs[1]
+    return outputs, tangent
+
+
+def _jvp_graph(fn, inputs, v, has_aux=False):
+    """jvp in graph code: the vjp, at zeros u0 shaped as fn's output (made from its abstract,
+    fn not run), of w(u, x...) = (fn's pullback of u at x, fn's outputs), along (v, 0). fn
+    runs once, inside w's forward; the gradient in u is J v (the pullback is linear in u).
+    (A pullback made outside a differentiated function cannot be passed into it: K would
+    have to transform a function value made outside.)"""
+    inputs, v = _as_tuple(inputs), _as_tuple(v)
+    _check_tangents(inputs, v)
+    u0 = _vjp_out_zeros(fn, *inputs)
+
+    def w(u, *xs):
+        forward = _vjp_forward(fn, None, *xs)
+        return _vjp_backward(forward, u, None, *xs), forward[0]
+
+    outer = _vjp_forward(w, None, u0, *inputs)
+    outputs = outer[0][1]
+    tangent = _vjp_backward(outer, (tuple(v), _aux_sens(outputs)), None, u0, *inputs)[0]
+    if has_aux:
+        return outputs[0], tangent[0], outputs[1:] if len(outputs) > 2 else outputs[1]
+    return outputs, tangent
+
+
+class _Jvp:
+    """``ops.jvp(fn, inputs, v, has_aux=False)``: forward mode, ``(fn(*inputs), J·v)`` for
+    tangents `v` (one per input), computed as the vjp of the vjp (the pullback is linear in
+    its cotangent, and its own pullback is the Jacobian-vector product). fn runs once, as in
+    MindSpore (its effects happen once). With has_aux: ``(out, jvp, aux)``. Called from
+    Python, _jvp_python (PYNATIVE grad's recorder); in graph code (the host compiles an
+    object's ``_mycel_fn``), _jvp_graph."""
+    _mycel_fn = staticmethod(_jvp_graph)
+    _instance = None
+    __call__ = staticmethod(_jvp_python)
+    __name__ = "jvp"
+
+    def __repr__(self):
+        return "<function mycel.ops.jvp>"
+
+
+jvp = _Jvp()
+jvp.__doc__ = _Jvp.__doc__
+
+
+def _linearize_python(fn, primals):
+    output, push = _linear_push(fn, primals, False)
+
+    def jvp_fn(v):
+        return push(_as_tuple(v))
+
+    return output, jvp_fn
+
+
+def _linearize_graph(fn, primals):
+    """linearize in graph code: the output computed once here, but each jvp_fn call runs
+    jvp (whose forward runs once per call): a pullback cannot be passed into a gradient in
+    graph code yet (_jvp_graph)."""
+    output = fn(*primals)
+
+    def jvp_fn(v):
+        tangents = _as_tuple(v)
+        _check_tangents(primals, tangents)
+        return _jvp_graph(fn, primals, tangents)[1]
+
+    return output, jvp_fn
+
+
+class _Linearize:
+    """linearize's body: from Python, _linearize_python (fn runs once); in graph code,
+    _linearize_graph."""
+    _mycel_fn = staticmethod(_linearize_graph)
+    _instance = None
+    __call__ = staticmethod(_linearize_python)
+
+
+_linearize_core = _Linearize()
 
 
 def linearize(fn, inputs):
     """``(fn(*inputs), jvp_fn)``, as ``jax.linearize``: jvp_fn(v) is the Jacobian of fn at
     `inputs` applied to the tangents v (a tensor, or a tuple with one per input), i.e.
-    ``jvp(fn, inputs, v)[1]``. mycel does no partial evaluation: each jvp_fn call runs the
-    forward-mode pass (jvp) again at the saved inputs, so the results are jvp's exactly; the
-    primal output is computed once here. Works in both modes and inside jit."""
-    primals = _as_tuple(inputs)
-    output = fn(*primals)
-
-    def jvp_fn(v):
-        return jvp(fn, primals, v)[1]
-
-    return output, jvp_fn
+    ``jvp(fn, inputs, v)[1]``. Called from Python (either mode) fn runs once, here, and each
+    jvp_fn call runs only backward passes on what that forward kept (jvp's method). In graph
+    code (inside jit) each jvp_fn call runs jvp, whose forward runs once per call."""
+    return _linearize_core(fn, _as_tuple(inputs))
 
 
 def _zeros_like_tree(x):
@@ -591,7 +761,9 @@ def _jacobian(fn, grad_position, has_aux, forward):
     # Written with mycel ops and constant-length loops (no numpy, no asnumpy), so graph code
     # (jacfwd inside a jit function or a construct) compiles it as PYNATIVE runs it.
     def jac(*inputs):
-        outputs = fn(*inputs)
+        # reverse mode: fn runs once (ops.vjp's halves), each row only the backward
+        fwd = None if forward else _vjp_forward(fn, None, *inputs)
+        outputs = fn(*inputs) if forward else fwd[0]
         out = outputs[0] if has_aux else outputs
         if isinstance(out, (tuple, list)):
             # several outputs: one Jacobian per output (outputs outside, positions inside)
@@ -617,10 +789,11 @@ def _jacobian(fn, grad_position, has_aux, forward):
                 j = _stack_fn(cols, -1).reshape(tuple(out.shape) + tuple(x.shape))
                 results = results + (j,)
         else:
-            pull = GradOperation(get_all=True, sens_param=True)(target)
             rows = ()
             for k in range(_count(out.shape)):
-                rows = rows + (pull(*inputs, _unit(out.shape, k, out.dtype)),)
+                u = _unit(out.shape, k, out.dtype)
+                sens = (u,) + _aux_sens(outputs[1:]) if has_aux else u
+                rows = rows + (_vjp_backward(fwd, sens, None, *inputs),)
             for p in positions:
                 x = inputs[p]
                 col = ()
@@ -670,20 +843,15 @@ def jacfwd(fn, grad_position=0, has_aux=False):
 
 
 def jacrev(fn, grad_position=0, has_aux=False):
-    """The Jacobian of ``fn`` by reverse mode (one vjp per output element); shape
-    ``out.shape + input.shape``."""
+    """The Jacobian of ``fn`` by reverse mode (one pullback per output element, of one
+    forward run, as ops.vjp's); shape ``out.shape + input.shape``."""
     return _jacobian(fn, grad_position, has_aux, forward=False)
 
 
-def stop_gradient(x):
-    """x, through which no gradient flows: in graph code the compiler's stop_gradient
-    builtin; in PYNATIVE mode a new tensor sharing x's data that a grad recording does not
-    know (so it is a constant there). Tuples are handled elementwise."""
-    if isinstance(x, (tuple, list)):
-        return type(x)(stop_gradient(e) for e in x)
-    if isinstance(x, Tensor):
-        return _C._detached(x)
-    return x
+# stop_gradient is defined in ops/function/_util.py (the function modules use it, and they
+# must not import this module: common/tensor.py imports them); the compiler knows it as this
+# module's attribute (frontend/py_host.cc), the same object.
+from mycel.ops.function._util import stop_gradient  # noqa: E402,F401
 
 
 def depend(value, expr):

@@ -1,0 +1,1 @@
+"""Mixture-of-experts routing functions of MindSpore 2.x."""
