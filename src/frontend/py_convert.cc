@@ -167,8 +167,13 @@ DType scalar_dtype(const Scalar& s) {
   return DType::Float32;
 }
 
+// A numpy array whose bytes are not in the machine's order (dtype('>f4') on x86): its values
+// are read through numpy's byte swap, never as raw bytes (which read 1.0 as 4.6e-41).
+bool native_order(const pyb::array& arr) { return arr.dtype().attr("isnative").cast<bool>(); }
+
 Tensor copy_numpy(pyb::array arr, DType t) {
   Shape shape(arr.shape(), arr.shape() + arr.ndim());
+  if (!native_order(arr)) arr = arr.attr("astype")(arr.dtype().attr("newbyteorder")("="));
   // ensure() returns a null array (the error cleared) when numpy cannot make the copy, e.g. a
   // broadcast view of 2**62 elements: reading its shape crashed.
   arr = pyb::array::ensure(arr, pyb::array::c_style);
@@ -233,7 +238,7 @@ Tensor tensor_from_numpy_shared(pyb::array arr) {
   DType t;
   MC_CHECK(dtype_from_numpy(arr.dtype(), &t), Type, "cannot convert data of numpy dtype ",
            std::string(pyb::str(arr.dtype())), " to a Tensor.");
-  bool ok = (arr.flags() & pyb::array::c_style) &&
+  bool ok = native_order(arr) && (arr.flags() & pyb::array::c_style) &&
             (reinterpret_cast<uintptr_t>(arr.data()) % dtype_size(t) == 0) && arr.writeable();
   if (!ok) return copy_numpy(arr, t);
   Shape shape(arr.shape(), arr.shape() + arr.ndim());
@@ -253,8 +258,15 @@ pyb::array tensor_to_numpy(const Tensor& t) {
   // The capsule keeps the storage alive as long as the array lives.
   auto* keep = new std::shared_ptr<Storage>(t.storage());
   pyb::capsule base(keep, [](void* p) { delete static_cast<std::shared_ptr<Storage>*>(p); });
-  return pyb::array(numpy_dtype(t.dtype()), shape, strides, t.numel() ? t.raw_data() : nullptr,
-                    base);
+  try {
+    return pyb::array(numpy_dtype(t.dtype()), shape, strides, t.numel() ? t.raw_data() : nullptr,
+                      base);
+  } catch (const pyb::error_already_set& e) {
+    // numpy refuses shapes whose dimensions multiply past its limit even with a 0 among them
+    // ([0, 2**62]: mycel's empty tensor); its "array is too big" named no tensor
+    MC_THROW(Value, "Tensor.asnumpy: numpy cannot make an array of shape ", t.shape(),
+             " and dtype ", t.dtype(), " (", e.what(), ").");
+  }
 }
 
 Tensor operand(pyb::handle obj, const Tensor* like) {

@@ -171,6 +171,34 @@ pyb::object py_int(const Tensor& t, const Scalar& s) {
   return pyb::int_(s.i);
 }
 
+// The mycel.ops function or primitive whose Python code runs a failing conversion, from
+// mycel.ops._caller ("" outside ops code, or when it cannot be found).
+std::string calling_op() {
+  try {
+    pyb::object name = pyb::module_::import("mycel.ops._caller").attr("calling_op")();
+    if (!name.is_none()) return name.cast<std::string>();
+  } catch (const pyb::error_already_set&) {
+  }
+  return "";
+}
+
+// f(), whose mycel::Error (a conversion of a tensor to a Python value, or of a value to a
+// tensor, that failed) gets "For '<op>', " in front when ops code called it: the messages
+// ("the truth value of a tensor with 6 elements is ambiguous") then name the op the user
+// called (found by tests/python/test_bad_input_sweep.py).
+template <class F>
+auto naming_op(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    if (msg.rfind("For '", 0) == 0) throw;
+    const std::string op = calling_op();
+    if (op.empty()) throw;
+    throw Error(e.kind(), "For '" + op + "', " + msg);
+  }
+}
+
 // The one value of a complex tensor, as a Python complex.
 pyb::object py_complex_item(const Tensor& t) {
   MC_CHECK(t.numel() == 1, Value,
@@ -215,7 +243,7 @@ void bind_tensor_properties(pyb::class_<Tensor>& cls) {
               MC_CHECK(dims != nullptr, Type, "Tensor(shape=...) must be a tuple of ints.");
               return Tensor::zeros(Shape(dims->begin(), dims->end()), dt.value_or(DType::Float32));
             }
-            return tensor_from_object(data, dt ? &*dt : nullptr);
+            return naming_op([&] { return tensor_from_object(data, dt ? &*dt : nullptr); });
           }),
           pyb::arg("input_data") = pyb::none(), pyb::arg("dtype") = pyb::none(),
           pyb::arg("shape") = pyb::none(), pyb::arg("init") = pyb::none(), pyb::kw_only(),
@@ -278,47 +306,71 @@ void bind_tensor_conversions(pyb::class_<Tensor>& cls) {
            })
       .def("astype",
            [](const Tensor& t, pyb::handle dt) {
-             DType to = to_dtype(dt);
+             DType to = naming_op([&] { return to_dtype(dt); });  // "For 'sum', unknown dtype"
              return record::active() && to != t.dtype() ? recorded_cast(t, to) : t.cast(to);
            })
-      .def("item", &py_item)
+      .def("item", [](const Tensor& t) { return naming_op([&] { return py_item(t); }); })
       // int() of a float tensor is Python's int() of its value, as in graph code (the
       // executor's int builtin): truncation, ValueError for NaN, OverflowError for inf.
       .def("__int__",
            [](const Tensor& t) -> pyb::object {
-             Scalar s = t.item();
+             Scalar s = naming_op([&] { return t.item(); });
              if (s.kind != ScalarKind::Float) return py_int(t, s);
              PyObject* r = PyLong_FromDouble(s.f);
              if (r == nullptr) throw pyb::error_already_set();
              return pyb::reinterpret_steal<pyb::object>(r);
            })
       .def("__complex__",
-           [](const Tensor& t) { return py_complex_item(t.cast(DType::Complex128)); })
+           [](const Tensor& t) {
+             return naming_op([&] { return py_complex_item(t.cast(DType::Complex128)); });
+           })
       .def("__float__",
            [](const Tensor& t) {
-             MC_CHECK(!is_complex(t.dtype()), Type, "float() of a ", t.dtype(),
-                      " tensor: take .real or abs() first, or use complex().");
-             Scalar s = t.item();
+             Scalar s = naming_op([&] {
+               MC_CHECK(!is_complex(t.dtype()), Type, "float() of a ", t.dtype(),
+                        " tensor: take .real or abs() first, or use complex().");
+               return t.item();
+             });
              return t.dtype() == DType::UInt64 ? static_cast<double>(static_cast<uint64_t>(s.i))
                                                : s.to_double();
            })
       .def("__index__",
            [](const Tensor& t) {
-             MC_CHECK(is_integral(t.dtype()) || is_bool(t.dtype()), Type,
-                      "only integer tensors can be used as an index, but got ", t.dtype(), ".");
-             return t.item().to_int();
+             return naming_op([&] {
+               MC_CHECK(is_integral(t.dtype()) || is_bool(t.dtype()), Type,
+                        "only integer tensors can be used as an index, but got ", t.dtype(), ".");
+               return t.item().to_int();
+             });
            })
       .def("__bool__",
            [](const Tensor& t) {
-             MC_CHECK(t.numel() == 1, Value, "the truth value of a tensor with ", t.numel(),
-                      " elements is ambiguous.");
-             if (is_complex(t.dtype())) return t.cast(DType::Bool).item().i != 0;
-             return t.item().to_double() != 0;
+             return naming_op([&] {
+               MC_CHECK(t.numel() == 1, Value, "the truth value of a tensor with ", t.numel(),
+                        " elements is ambiguous.");
+               if (is_complex(t.dtype())) return t.cast(DType::Bool).item().i != 0;
+               return t.item().to_double() != 0;
+             });
            })
       .def("__len__",
            [](const Tensor& t) {
              MC_CHECK(t.ndim() > 0, Type, "len() of a 0-d tensor.");
              return t.dim(0);
+           })
+      // Rows t[0], t[1], ... Without it Python iterated by __getitem__ until an IndexError,
+      // so tuple() of a 0-d tensor was () (ops.pad took it as no padding); now a TypeError,
+      // as numpy, PyTorch and graph mode.
+      .def("__iter__",
+           [](pyb::object self) {
+             const Tensor& t = self.cast<const Tensor&>();
+             naming_op([&] {
+               MC_CHECK(t.ndim() > 0, Type, "iteration over a 0-d tensor.");
+               return 0;
+             });
+             pyb::object rows =
+                 pyb::module_::import("builtins")
+                     .attr("map")(self.attr("__getitem__"),
+                                  pyb::module_::import("builtins").attr("range")(t.dim(0)));
+             return pyb::iter(rows);
            })
       .def("__str__", &Tensor::to_string)
       .def("__repr__", &Tensor::repr)

@@ -184,6 +184,21 @@ AsyncCollective run_collective_async(const OpDef& op, std::span<const Tensor> in
   return r;
 }
 
+namespace {
+// An op's output storage. The allocator's "out of memory" names neither the op nor the shape
+// (ops.pad of a tensor by 2**40 said only "cannot allocate 17592186044440 bytes"): its
+// failure is rethrown naming both.
+Tensor alloc_output(const OpDef& op, const TensorMeta& m, Device dev) {
+  try {
+    return Tensor::empty(m.shape, m.dtype, dev);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Runtime) throw;
+    MC_THROW(Runtime, "For '", op.name, "', cannot allocate the output of shape ", m.shape,
+             " and dtype ", m.dtype, ": ", e.what());
+  }
+}
+}  // namespace
+
 TensorList run_kernel(const OpDef& op, std::span<const Tensor> inputs,
                       std::span<const TensorMeta> metas, const Attrs& attrs, bool ref) {
   Device dev = inputs.empty() ? g_default_device : inputs[0].device();
@@ -199,8 +214,7 @@ TensorList run_kernel(const OpDef& op, std::span<const Tensor> inputs,
       outs.push_back(Tensor());
       continue;
     }
-    outs.push_back((op.flags & F_UPDATE) ? inputs[i]
-                                         : Tensor::empty(metas[i].shape, metas[i].dtype, dev));
+    outs.push_back((op.flags & F_UPDATE) ? inputs[i] : alloc_output(op, metas[i], dev));
   }
   KernelContext ctx{op, inputs, outs, attrs, dev};
   launch_kernel(ctx, ref);

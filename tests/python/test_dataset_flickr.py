@@ -64,3 +64,13 @@ def test_bad_inputs(tmp_path):
         ds.FlickrDataset(images, str(bad))
     with pytest.raises(TypeError, match="decode"):
         ds.FlickrDataset(images, ann, decode=1)
+
+
+@pytest.mark.parametrize("name", ["../secret.png", "/etc/passwd", "a/../../secret.png"])
+def test_image_names_leading_outside_dataset_dir_are_refused(tmp_path, name):
+    # An untrusted annotation file could read any file into the dataset (found while adding
+    # the Flickr parser to test_fuzz_python_readers.py).
+    images, ann, _ = _flickr(tmp_path, ["a.png#0\tfine", f"{name}#0\tnot fine"])
+    with pytest.raises(RuntimeError, match=r"FlickrDataset: Invalid annotation .*:2: the image "
+                                           r"name .* leads outside dataset_dir"):
+        ds.FlickrDataset(images, ann)

@@ -36,3 +36,15 @@ def test_empty_and_bad_files(tmp_path):
         ds.LineReader(str(tmp_path))
     with pytest.raises(TypeError, match="is not string"):
         ds.LineReader(123)
+
+
+def test_a_line_that_is_not_utf8_names_the_file_and_line(tmp_path):
+    # A bare UnicodeDecodeError named neither (found by
+    # test_fuzz_python_readers.py::test_line_reader).
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"good\n\xff\xfe bad\r\nalso good\n")
+    reader = ds.LineReader(str(path))
+    assert reader.readline(1) == "good" and reader.readline(3) == "also good"
+    with pytest.raises(RuntimeError, match=r"LineReader: line 2 of the file .*bad.txt is not UTF-8"):
+        reader.readline(2)
+    reader.close()

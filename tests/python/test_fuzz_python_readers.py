@@ -452,3 +452,85 @@ def test_encrypted_checkpoint(tmp_path, mode):
     seed = path.read_bytes()
     load = lambda: ms.load_checkpoint(str(path), dec_key=key, dec_mode=mode)  # noqa: E731
     fuzz(f"ckpt-{mode}", path, seed, load, (ValueError, RuntimeError), 300)
+
+
+# ----- print files, MINDIR ModelProto, LineReader, Flickr annotations -----
+
+def _named(load, allowed, name):
+    """load(), whose exceptions of the types `allowed` must name `name` (else an
+    AssertionError: a finding)."""
+    def run():
+        try:
+            return load()
+        except allowed as e:
+            assert name in str(e), f"{type(e).__name__} not naming {name}: {e}"
+            raise
+    return run
+
+
+def test_print_file(tmp_path):
+    import mycel as ms
+    from mycel.common.print_file import write_print_record
+    path = tmp_path / "print.data"
+    write_print_record(str(path), ["x:", ms.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3)),
+                                   (3, 2.5, True), np.array([[1, -2]], np.int8).T])
+    write_print_record(str(path), [ms.Tensor(np.array([1.5, -2], np.float32)).astype(ms.bfloat16),
+                                   ms.Tensor(np.array([1 + 2j], np.complex64)), "\u00e9t\u00e9"])
+    seed = path.read_bytes()
+    assert len(ms.parse_print(str(path))) == 9
+
+    def load():
+        for v in ms.parse_print(str(path)):
+            if not isinstance(v, str):
+                v.asnumpy()
+    assert fuzz("print_file", path, seed, _named(load, ValueError, "parse_print"),
+                (ValueError,), 1000) > 0
+
+
+def test_mindir_model_proto(tmp_path):
+    import mycel as ms
+    from mycel import nn
+    path = tmp_path / "net.mindir"
+    ms.export(nn.Dense(3, 2), ms.Tensor(np.ones((2, 3), np.float32)),
+              file_name=str(tmp_path / "net"), file_format="MINDIR")
+    seed = path.read_bytes()
+    load = _named(lambda: ms.load_mindir(str(path)), ValueError, "load_mindir")
+    assert fuzz("load_mindir", path, seed, load, (ValueError,), 600) > 0
+
+
+def _lines_of(data):
+    """The oracle: LineReader's lines of the bytes `data` (split at "\\n", one "\\r" before it
+    dropped)."""
+    parts = data.split(b"\n")
+    if parts[-1] == b"":
+        parts.pop()
+    return [(p[:-1] if p.endswith(b"\r") and i < len(data.split(b"\n")) - 1 else p)
+            for i, p in enumerate(parts)]
+
+
+def test_line_reader(tmp_path):
+    path = tmp_path / "lines.txt"
+    seed = _write(path, "first\r\n\nthird, with a comma\n\u00e9t\u00e9 \t|:\nlast".encode())
+
+    def load():
+        data = path.read_bytes()
+        reader = ds.LineReader(str(path))
+        try:
+            got = [reader.readline(k) for k in range(1, reader.len() + 1)]
+        finally:
+            reader.close()
+        assert [g.encode() for g in got] == _lines_of(data), (got, data)
+    assert fuzz("line_reader", path, seed, _named(load, RuntimeError, "LineReader"),
+                (RuntimeError,), 1000) > 0
+
+
+def test_flickr_annotations(tmp_path):
+    _png(tmp_path / "images" / "a.png")
+    _png(tmp_path / "images" / "b.png")
+    path = tmp_path / "ann.token"
+    seed = _write(path, b"b.png#0\tA blue thing.\na.png#0\tA red thing.\nb.png#1\tStill blue."
+                        b"\nmissing.png#0\tNot there.\na.png#1\tRed, tab\tinside.\n")
+    load = lambda: _iterate(ds.FlickrDataset(str(tmp_path / "images"), str(path),  # noqa: E731
+                                             shuffle=False))
+    assert fuzz("flickr", path, seed, _named(load, RuntimeError, "FlickrDataset"),
+                (RuntimeError,), 500) > 0

@@ -79,3 +79,45 @@ def test_encrypted_file_is_refused(tmp_path):
     ms.export(net, x, file_name=base, file_format="MINDIR", enc_key=b"0123456789abcdef")
     with pytest.raises(ValueError, match="encrypted"):
         ms.load_mindir(base + ".mindir")
+
+
+def _varint(data, i):
+    n, shift = 0, 0
+    while True:
+        b = data[i]
+        n, i, shift = n | (b & 0x7F) << shift, i + 1, shift + 7
+        if b < 0x80:
+            return n, i
+
+
+def _top_level_field_starts(data):
+    """The offsets where the message's top-level fields start (protobuf's wire format)."""
+    starts, i = [], 0
+    while i < len(data):
+        starts.append(i)
+        tag, i = _varint(data, i)
+        kind = tag & 7
+        if kind == 0:
+            _, i = _varint(data, i)
+        elif kind == 2:
+            n, i = _varint(data, i)
+            i += n
+        else:
+            i += {1: 8, 5: 4}[kind]
+    return starts
+
+
+@pytest.mark.parametrize("where", ["first", "middle", "last"])
+def test_a_stray_end_group_tag_is_refused(tmp_path, where):
+    # protobuf stops at an end-group tag (field 1, wire type 4: byte 0x0c) with only a
+    # RuntimeWarning and keeps what it read: the file loaded as a prefix of the model, its
+    # checksum never reached (found by test_fuzz_python_readers.py::test_mindir_model_proto).
+    _, _, path = _export(tmp_path)
+    data = open(path, "rb").read()
+    starts = _top_level_field_starts(data)
+    assert len(starts) > 3
+    k = {"first": 0, "middle": starts[len(starts) // 2], "last": starts[-1]}[where]
+    bad = tmp_path / "stray.mindir"
+    bad.write_bytes(data[:k] + b"\x0c" + data[k:])
+    with pytest.raises(ValueError, match="load_mindir.*end-group tag"):
+        ms.load_mindir(str(bad))

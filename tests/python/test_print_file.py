@@ -128,3 +128,49 @@ def test_enable_ge_reads_false_and_cannot_be_set():
     with pytest.raises(ValueError, match="enable_ge must be False"):
         ms.set_context(enable_ge=True)
     assert ms.get_context("enable_ge") is False
+
+
+def _record_with_block(header, data=b""):
+    """A print file of one record holding one tensor block with the given .npy header."""
+    import io
+    import struct
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buf, header)
+    return b"MYCELPRINT1\n" + struct.pack("<I", 1) + b"T" + buf.getvalue() + data
+
+
+def test_a_block_longer_than_the_file_is_refused_before_allocation(tmp_path):
+    # A 100-byte file declaring 2**40 float32 values made numpy allocate 4 TiB (MemoryError;
+    # found by test_fuzz_python_readers.py::test_print_file). The header is now checked
+    # against the bytes left in the file.
+    path = tmp_path / "p"
+    for shape in [(1 << 40,), (1 << 32, 1 << 32, 4), (3, -1), (2, 2)]:
+        path.write_bytes(_record_with_block(
+            {"descr": "<f4", "fortran_order": False, "shape": shape}, b"\0" * 12))
+        with pytest.raises(ValueError, match="parse_print.*(longer than the rest|shape)"):
+            ms.parse_print(str(path))
+    path.write_bytes(_record_with_block(
+        {"descr": "<f4", "fortran_order": False, "shape": (0, 1 << 62, 1 << 62)}))
+    with pytest.raises(ValueError, match="parse_print.*cannot be made"):
+        ms.parse_print(str(path))
+
+
+@pytest.mark.parametrize("descr", ["<f16", "<U2", "|V4"])
+def test_a_block_of_a_dtype_tensors_do_not_hold_is_refused(tmp_path, descr):
+    path = tmp_path / "p"
+    path.write_bytes(_record_with_block(
+        {"descr": descr, "fortran_order": False, "shape": (1,)}, b"\0" * 16))
+    with pytest.raises(ValueError, match="parse_print.*dtype"):
+        ms.parse_print(str(path))
+
+
+def test_blocks_in_the_other_byte_order_and_fortran_order_keep_their_values(tmp_path):
+    want = np.arange(6, dtype=">f4").reshape(2, 3)
+    path = tmp_path / "p"
+    path.write_bytes(_record_with_block({"descr": ">f4", "fortran_order": False,
+                                         "shape": (2, 3)}, want.tobytes()) +
+                     _record_with_block({"descr": "<i8", "fortran_order": True,
+                                         "shape": (2, 3)}, np.arange(6).tobytes())[12:])
+    a, b = ms.parse_print(str(path))
+    assert a.dtype == ms.float32 and np.array_equal(a.asnumpy(), want)
+    assert np.array_equal(b.asnumpy(), np.arange(6).reshape(2, 3, order="F"))

@@ -89,6 +89,17 @@ def test_from_numpy_shares_memory():
     same(tb, np.arange(10, dtype=np.int16)[::2])
 
 
+@pytest.mark.parametrize("dtype", [">f4", ">f8", ">i2", ">i8", ">u4", ">c8", ">f2"])
+def test_arrays_in_the_other_byte_order_keep_their_values(dtype):
+    # A big-endian array's bytes were read as they lie: 1.0 became 4.6e-41 (found by the
+    # parse_print fuzz test: numpy's .npy blocks keep the writer's byte order).
+    want = np.arange(1, 7).reshape(2, 3).astype(dtype)
+    same(ms.Tensor(want), want.astype(want.dtype.newbyteorder("=")))
+    same(ms.from_numpy(want), want.astype(want.dtype.newbyteorder("=")))
+    same(ms.Tensor(want.T), want.T.astype(want.dtype.newbyteorder("=")))
+    same(ms.ops.add(ms.Tensor(np.ones((2, 3), want.dtype.newbyteorder("="))), want), want + 1)
+
+
 # ---- indexing -----------------------------------------------------------------------------------
 
 def random_basic_index(shape, rng):

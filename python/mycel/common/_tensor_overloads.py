@@ -401,6 +401,10 @@ def lcm(self, other):
 def _diag_plan(shape, offset, dim1, dim2):
     import numpy as np
     nd = len(shape)
+    # (a tuple offset compared with the index array gave a bool: "no attribute 'sum'")
+    if isinstance(offset, bool) or not isinstance(offset, int):
+        raise TypeError(f"For 'Tensor.diagonal_scatter', offset must be an int, but got "
+                        f"{type(offset).__name__}.")
     for d in (dim1, dim2):
         if isinstance(d, bool) or not isinstance(d, int) or not -nd <= d < nd:
             raise ValueError(f"For 'Tensor.diagonal_scatter', dim1 and dim2 must be ints in "
@@ -420,6 +424,9 @@ def _diag_plan(shape, offset, dim1, dim2):
 def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
     """self with the diagonal (offset, over dims dim1 and dim2) replaced by src, whose shape is
     self's other dims then the diagonal's length (torch.diagonal_scatter)."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"For 'Tensor.diagonal_scatter', src must be a Tensor, but got "
+                        f"{type(src).__name__}.")
     d1, d2, on, k, length, nm = _diag_plan(self.shape, offset, dim1, dim2)
     x = _ax.moveaxis(self, (d1, d2), (-2, -1))
     want = tuple(x.shape[:-2]) + (length,)

@@ -204,7 +204,12 @@ def uses_generator(generator, op):
         raise TypeError(f"For '{op}', the generator must be a mindspore.Generator, but got "
                         f"{type(generator).__name__}.")
     # PYNATIVE: called by the random function itself, whose argument is this generator.
-    if sys._getframe(1).f_locals.get("generator", _MISSING) is not generator:
+    # (ops.constexpr's wrapper, which names the op in a bare error, is a frame of its own)
+    frame = sys._getframe(1)
+    while frame is not None and \
+            getattr(frame.f_code, "co_qualname", "") == "constexpr.<locals>.helper":
+        frame = frame.f_back
+    if frame is None or frame.f_locals.get("generator", _MISSING) is not generator:
         raise TypeError(f"For '{op}', GRAPH mode draws from the default generator only, so "
                         f"the generator must be None or mindspore.default_generator, but got "
                         f"another Generator: call it in PYNATIVE mode or seed the default one.")

@@ -13,6 +13,7 @@ too (the writer runs as a host effect each time the step reaches it).
 import io
 import os
 import struct
+import warnings
 
 import numpy as np
 
@@ -94,7 +95,51 @@ def _read(f, n, name):
     return data
 
 
-def _decode(f, name):
+# The dtypes a tensor block may hold (Tensor's numpy dtypes; "B" blocks hold float32 only).
+_BLOCK_DTYPES = {"b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8",
+                 "c16"}
+
+
+def _read_header(fmt, f):
+    """(shape, fortran_order, dtype) of the .npy header at f."""
+    version = fmt.read_magic(f)
+    if version == (1, 0):
+        return fmt.read_array_header_1_0(f)
+    if version == (2, 0):
+        return fmt.read_array_header_2_0(f)
+    raise ValueError(f"npy version {version} is not 1.0 or 2.0")
+
+
+def _read_block(f, name, left):
+    """A tensor block (a numpy .npy block) of at most `left` bytes. Its header is read and
+    checked first: the data it declares must be in the file before anything is allocated (a
+    header claiming 2**40 elements made numpy allocate 4 TiB)."""
+    fmt = np.lib.format
+    start = f.tell()
+    try:
+        with warnings.catch_warnings():  # numpy's FutureWarning for a dtype such as '1f4'
+            warnings.simplefilter("ignore", FutureWarning)
+            shape, fortran, dtype = _read_header(fmt, f)
+    except Exception as e:  # noqa: BLE001 - numpy's header parser: ValueError, TokenError, ...
+        _fail(name, f"a tensor block's header is unreadable ({type(e).__name__}: {e})")
+    if dtype.hasobject or f"{dtype.kind}{dtype.itemsize}" not in _BLOCK_DTYPES:
+        _fail(name, f"a tensor has dtype {dtype}")
+    if any(n < 0 for n in shape):
+        _fail(name, f"a tensor has shape {shape}")
+    nbytes = dtype.itemsize
+    for n in shape:  # Python ints: no overflow; checked against the bytes that are left
+        nbytes *= n
+    if nbytes > left - (f.tell() - start):
+        _fail(name, f"a tensor of shape {shape} and dtype {dtype} is longer than the rest of "
+                    "the file")
+    arr = np.frombuffer(_read(f, nbytes, name), dtype)
+    try:
+        return arr.reshape(shape, order="F" if fortran else "C")
+    except ValueError as e:  # an empty tensor of a shape numpy cannot make: (0, 2**62, 2**62)
+        _fail(name, f"a tensor of shape {shape} cannot be made ({e})")
+
+
+def _decode(f, name, size):
     tag = _read(f, 1, name)
     if tag == b"S":
         (n,) = struct.unpack("<I", _read(f, 4, name))
@@ -104,12 +149,9 @@ def _decode(f, name):
             _fail(name, "a string is not UTF-8")
     if tag not in (b"T", b"B"):
         _fail(name, f"unknown value tag {tag!r}")
-    try:
-        arr = np.lib.format.read_array(f, allow_pickle=False)
-    except (ValueError, OSError, EOFError) as e:
-        _fail(name, f"a tensor block is unreadable ({e})")
-    if arr.dtype.kind not in "biufc":
-        _fail(name, f"a tensor has dtype {arr.dtype}")
+    arr = _read_block(f, name, size - f.tell())
+    if tag == b"B" and arr.dtype != np.float32:
+        _fail(name, f"a bfloat16 tensor is stored as {arr.dtype}, not float32")
     t = _C.Tensor(np.ascontiguousarray(arr))
     return t.astype(_C.bfloat16) if tag == b"B" else t
 
@@ -125,6 +167,7 @@ def parse_print(print_file_name):
     if not os.path.isfile(name):
         raise ValueError(f"For 'parse_print', the file '{print_file_name}' does not exist.")
     out = []
+    size = os.path.getsize(name)
     with open(name, "rb") as f:
         if f.read(len(MAGIC)) != MAGIC:
             _fail(print_file_name, "it does not start with the print file's magic line")
@@ -136,5 +179,5 @@ def parse_print(print_file_name):
                 _fail(print_file_name, "it ends inside a record")
             (count,) = struct.unpack("<I", head)
             for _ in range(count):
-                out.append(_decode(f, print_file_name))
+                out.append(_decode(f, print_file_name, size))
     return out

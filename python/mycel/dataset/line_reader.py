@@ -41,7 +41,7 @@ class LineReader:
 
     def readline(self, line):
         """Line number `line` (from 1) without its line ending; TypeError for a non-int,
-        ValueError outside [1, len()]."""
+        ValueError outside [1, len()], RuntimeError for a line that is not UTF-8."""
         if isinstance(line, bool) or not isinstance(line, int):
             raise TypeError(f"LineReader.readline: {_ms_type('line', line, int)}")
         if not 1 <= line <= len(self._offsets):
@@ -53,7 +53,11 @@ class LineReader:
         text = self._file.readline()
         if text.endswith(b"\n"):
             text = text[:-2] if text.endswith(b"\r\n") else text[:-1]
-        return text.decode("utf-8")
+        try:
+            return text.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise RuntimeError(f"LineReader: line {line} of the file {self.filename} is not "
+                               f"UTF-8 ({e.reason} at byte {e.start}).") from None
 
     def __getitem__(self, line):
         return self.readline(line)

@@ -7,8 +7,8 @@ Flickr8k ``.token`` files and Flickr30k's ``results_20130124.token``); the image
 and "annotation" (a 1-d str array of the captions in file order). Images come in order of
 their first caption; an image named in the annotation file but absent from dataset_dir is
 left out, as MindSpore's (its test data names one). The file is read and checked at
-construction: a line without the tab, or whose name has no "#n", is an error naming the file
-and the line.
+construction: a line without the tab, or whose name has no "#n", or whose name leads outside
+dataset_dir (absolute, or through ".."), is an error naming the file and the line.
 """
 import os
 
@@ -56,6 +56,11 @@ class FlickrDataset(SourceDataset):
             if not tab or not hash_ or not image or not number.strip().isdigit():
                 raise RuntimeError(f"{func}: Invalid annotation in {annotation_file}:{n}: "
                                    f"expected '<image>#<n>\\t<caption>', but got {line!r}.")
+            if os.path.isabs(image) or ".." in image.replace("\\", "/").split("/"):
+                # an untrusted annotation file naming "../../etc/passwd#0" read files outside
+                # dataset_dir into the dataset
+                raise RuntimeError(f"{func}: Invalid annotation in {annotation_file}:{n}: the "
+                                   f"image name {image!r} leads outside dataset_dir.")
             captions.setdefault(image, []).append(caption)
         files, values = [], []
         for image, caps in captions.items():

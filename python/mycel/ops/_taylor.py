@@ -17,6 +17,7 @@ both modes and inside graph code; its cost grows with the order (each level diff
 the one below), which suits the low orders Taylor mode is used for. The powers of t in x(t)
 are products (t * t * ...), not pow, whose derivatives at t = 0 divide by zero.
 """
+from mycel import _mycel as _C
 from mycel.ops.composite import jvp
 from mycel.ops.function.array_func import ones_like, stack, zeros
 
@@ -70,6 +71,9 @@ def _check(primals, series, name):
         raise ValueError(f"For '{name}', primals and series must have the same number of "
                          f"inputs, but got {len(primals)} and {len(series)}.")
     for p, s in zip(primals, series):
+        if not isinstance(p, _C.Tensor) or not isinstance(s, _C.Tensor):
+            raise TypeError(f"For '{name}', primals and series must be Tensors, but got "
+                            f"{type(p).__name__} and {type(s).__name__}.")
         if len(s.shape) != len(p.shape) + 1 or tuple(s.shape[1:]) != tuple(p.shape):
             raise ValueError(f"For '{name}', each series must be (order,) + its primal's shape "
                              f"{tuple(p.shape)}, but got {tuple(s.shape)}.")

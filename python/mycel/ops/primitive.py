@@ -6,7 +6,10 @@ call-time attributes, in the order the op declares them), exactly like MindSpore
 The call goes straight to the C++ eager dispatcher through an OpHandle that caches the
 validated attributes.
 """
+import functools
+
 from mycel import _mycel as _C
+from mycel.ops import _caller
 
 _SCHEMA = {op["name"]: op for op in _C.op_schema()}
 
@@ -22,6 +25,9 @@ class Primitive:
     _op = None
 
     def __init__(self, *args, **kwargs):
+        if self._op not in _SCHEMA:
+            raise TypeError(f"For 'Primitive', {type(self).__name__} names no op of the op "
+                            f"table (_op is {self._op!r}); use a primitive such as P.Add.")
         schema = _SCHEMA[self._op]
         init = [a for a in schema["attrs"] if not a["call"]]
         if len(args) > len(init):
@@ -133,8 +139,20 @@ def constexpr(fn):
     """Marks a helper that graph mode runs in Python at compile time, on constant arguments
     (MindSpore's ``ops.constexpr``): argument normalisation, attribute building, shape math.
     In PYNATIVE mode it is an ordinary function."""
-    fn.__mycel_constexpr__ = True
-    return fn
+    if not callable(fn):
+        raise TypeError(f"For 'constexpr', the argument must be a function, but got "
+                        f"{type(fn).__name__}.")
+
+    @functools.wraps(fn)
+    def helper(*args, **kwargs):
+        # a bare error of the helper ("'float' object is not iterable") names the op that
+        # called it (mycel.ops._caller; only when ops code called it)
+        try:
+            return fn(*args, **kwargs)
+        except (TypeError, ValueError, IndexError) as e:
+            raise _caller.name_error(e, 2)
+    helper.__mycel_constexpr__ = True
+    return helper
 
 
 def _primexpr(fn):

@@ -13,6 +13,7 @@ are not read: decrypt them with ``mycel.load``.
 import os
 import struct
 import tempfile
+import warnings
 import zlib
 
 __all__ = ["load_mindir", "save_mindir"]
@@ -44,10 +45,19 @@ def load_mindir(file_name):
                          f"load_mindir reads plain files only (mycel.load decrypts).")
     model = _model_proto()()
     try:
-        model.ParseFromString(data)
+        # protobuf stops at a stray end-group tag with only a RuntimeWarning ("Not all data
+        # was converted") and returns the bytes it read: a file cut there loaded as a prefix
+        # of the model, its checksum field unread (found by test_fuzz_python_readers.py).
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            used = model.ParseFromString(data)
     except Exception as e:  # protobuf's DecodeError
         raise ValueError(f"For 'load_mindir', the file '{file_name}' is not a MINDIR "
                          f"ModelProto: {e}.") from None
+    if used != len(data):
+        raise ValueError(f"For 'load_mindir', the file '{file_name}' is not a MINDIR "
+                         f"ModelProto: parsing stopped at a stray end-group tag after {used} of "
+                         f"{len(data)} bytes.")
     if model.HasField("mycel_crc32"):
         if len(data) < 6 or data[-6:-4] != _CRC_TAG or \
                 struct.unpack("<I", data[-4:])[0] != zlib.crc32(data[:-6]):

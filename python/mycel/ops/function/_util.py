@@ -1,5 +1,6 @@
 """Helpers shared by the functional API: cached op handles and argument normalisation."""
 import numbers
+import os
 from functools import lru_cache
 
 from mycel import _mycel as _C
@@ -32,7 +33,67 @@ def axes(axis):
         return ()
     if isinstance(axis, int):
         return (axis,)
+    if not isinstance(axis, (tuple, list, _C.Tensor)):  # (a float: "not iterable", no op)
+        raise TypeError(f"For '{_op_name()}', the axis must be None, an int or a tuple of "
+                        f"ints, but got {type(axis).__name__}.")
     return tuple(int(a) for a in axis)
+
+
+def _op_name():
+    from mycel.ops._caller import calling_op  # pylint: disable=import-outside-toplevel
+    return calling_op() or "axis"
+
+
+def _machine_bytes():
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):  # not POSIX: no bound but int64's
+        return 2 ** 63 - 1
+
+
+_MACHINE_BYTES = _machine_bytes()
+
+
+@constexpr  # graph mode runs it at compile time (the sizes are static)
+def host_bytes(op, nbytes):
+    """Refuses, before it is made, a host (numpy or Python) table of nbytes bytes that a
+    helper builds for op (an index table, a window, a list of combinations) when it is more
+    than the machine's memory: a RuntimeError naming op, where numpy raised a MemoryError, a
+    Python loop ran for hours or the process was killed (linspace(0, 1, 2**62) built a list of
+    2**62 floats). Returns nbytes."""
+    limit = _MACHINE_BYTES
+    if nbytes > limit:
+        raise RuntimeError(f"For '{op}', the result needs {nbytes} bytes, more than this "
+                           f"machine's memory ({limit} bytes).")
+    return nbytes
+
+
+def tensor_arg(x, op, name):
+    """x when it is a Tensor, else a TypeError naming op and the argument."""
+    if not isinstance(x, _C.Tensor):
+        raise TypeError(f"For '{op}', '{name}' must be a Tensor, but got {type(x).__name__}.")
+    return x
+
+
+def number_arg(v, op, name):
+    """v when it is a Python number or a Tensor, else a TypeError naming op and the argument
+    (a comparison of a str or a tuple with a number raised naming neither)."""
+    if not isinstance(v, (int, float, _C.Tensor)):
+        raise TypeError(f"For '{op}', '{name}' must be a number, but got {type(v).__name__}.")
+    return v
+
+
+def one_int(n, op, name):
+    """n, or the value of a one-element integer tensor n (MindSpore's int64 of shape () or
+    (1,)); a TypeError naming op and the argument for another tensor (taking its first element
+    turned a bool (2, 3) tensor into 0 silently). Other values pass for the caller's check."""
+    if isinstance(n, _C.Tensor):
+        arr = n.asnumpy()
+        if arr.size != 1 or arr.dtype.kind not in "iu":
+            raise TypeError(f"For '{op}', {name} given as a Tensor must hold one integer, but "
+                            f"got shape {list(arr.shape)} and dtype {n.dtype}.")
+        return int(arr.reshape(-1)[0])
+    return n
 
 
 def as_tensor(x):
@@ -60,6 +121,9 @@ def shape_arg(shape, op="shape"):
         if arr.dtype.kind not in "iu":
             raise TypeError(f"For '{op}', a shape given as a tensor must have an integer dtype, "
                             f"but got {shape.dtype}.")
+        if arr.ndim > 1:  # (a 2-d one was flattened into a shape silently)
+            raise ValueError(f"For '{op}', a shape given as a tensor must be 0-d or 1-d, but "
+                             f"got shape {list(arr.shape)}.")
         return tuple(_dim(v, op) for v in arr.reshape(-1).tolist())
     if isinstance(shape, (tuple, list)):
         return tuple(_dim(v, op) for v in shape)

@@ -52,6 +52,10 @@ def _move_perm(ndim, source, destination):
     if len(src) != len(dst):
         raise ValueError(f"For 'moveaxis', source {src} and destination {dst} must have the "
                          f"same number of axes.")
+    for a in src + dst:  # (a 0-d input divided by zero below: a bare ZeroDivisionError)
+        if isinstance(a, bool) or not isinstance(a, int) or not -ndim <= a < ndim:
+            raise ValueError(f"For 'moveaxis', each axis must be an int in "
+                             f"[{-ndim}, {ndim}), but got {a!r}.")
     src = tuple(a % ndim for a in src)
     dst = tuple(a % ndim for a in dst)
     if len(set(src)) != len(src) or len(set(dst)) != len(dst):
@@ -99,6 +103,15 @@ def _diagonal_plan(shape, offset, dim1, dim2):
     if nd < 2:
         raise ValueError(f"For 'diagonal', the input must have at least 2 dimensions, but got "
                          f"shape {list(shape)}.")
+    for name, v in (("offset", offset), ("dim1", dim1), ("dim2", dim2)):
+        # (a float tensor offset was truncated silently in PYNATIVE; dims out of range wrapped)
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"For 'diagonal', '{name}' must be an int, but got "
+                            f"{type(v).__name__}.")
+    for name, v in (("dim1", dim1), ("dim2", dim2)):
+        if not -nd <= v < nd:
+            raise ValueError(f"For 'diagonal', '{name}' {v} is out of range for a tensor of "
+                             f"rank {nd}.")
     d1, d2 = dim1 % nd, dim2 % nd
     if d1 == d2:
         raise ValueError(f"For 'diagonal', dim1 and dim2 must differ, but both are {d1}.")

@@ -12,9 +12,10 @@ Index tables that depend only on static shapes are made on the host at trace tim
 (constexpr helpers), so graph mode sees them as constants.
 """
 import builtins as _builtins  # `range` is redefined below, as MindSpore's ops.range
+import math
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim, shape_arg, as_tensor
+from mycel.ops.function._util import prim, shape_arg, as_tensor, host_bytes
 from mycel.ops.primitive import constexpr
 import numpy as np
 from mycel.ops.function.layout_func import flip
@@ -41,6 +42,9 @@ def reshape(input, shape):  # noqa: A002
 
 def transpose(input, input_perm):  # noqa: A002
     """Permutes the dimensions (a view)."""
+    if not isinstance(input_perm, (tuple, list, _C.Tensor)):  # (tuple() of it named no op)
+        raise TypeError(f"For 'transpose', input_perm must be a tuple of ints, but got "
+                        f"{type(input_perm).__name__}.")
     return prim("Transpose")(input, tuple(input_perm))
 
 
@@ -82,6 +86,9 @@ unsqueeze = expand_dims
 
 def squeeze(input, axis=None):  # noqa: A002
     """Removes dimensions of size 1 (all, or those in axis)."""
+    if axis is not None and not isinstance(axis, (int, tuple, list)):
+        raise TypeError(f"For 'squeeze', axis must be None, an int or a tuple of ints, but got "
+                        f"{type(axis).__name__}.")
     ax = () if axis is None else ((axis,) if isinstance(axis, int) else tuple(axis))
     return prim("Squeeze", axis=ax)(input)
 
@@ -124,6 +131,7 @@ def split(tensor, split_size_or_sections, axis=0):
     """Splits into chunks of split_size (an int; the last may be smaller) or into sections of
     the given sizes (a list)."""
     x = as_tensor(tensor)
+    axis = _check_axis(axis, x.ndim, "split")  # (x.shape[1.5] named no op)
     n = x.shape[axis]
     if isinstance(split_size_or_sections, int):
         size = split_size_or_sections
@@ -133,6 +141,9 @@ def split(tensor, split_size_or_sections, axis=0):
             return prim("Split", axis=axis, output_num=n // size)(x)
         sizes = [size] * (n // size) + [n % size]
     else:
+        if not isinstance(split_size_or_sections, (tuple, list)):
+            raise TypeError(f"For 'split', split_size_or_sections must be an int or a tuple of "
+                            f"ints, but got {type(split_size_or_sections).__name__}.")
         sizes = list(split_size_or_sections)
         if sum(sizes) != n:
             raise ValueError(f"For 'split', the sections {sizes} must add up to the size {n} of "
@@ -367,6 +378,7 @@ def eye(n, m=None, dtype=None):
     """The n x m identity matrix (m = n when None), float32 unless dtype is given."""
     n = _need_int(n, "eye", "n", 0)
     m = n if m is None else _need_int(m, "eye", "m", 0)
+    host_bytes("eye", 8 * n * m)
     return _const(np.eye(n, m), _C.float32 if dtype is None else dtype)
 
 
@@ -384,6 +396,7 @@ def _tri_indices(row, col, offset, lower, dtype, op):
         raise ValueError(f"For '{op}', row and col must be non-negative, but got {row}, {col}.")
     if dtype not in (_C.int32, _C.int64):
         raise TypeError(f"For '{op}', dtype must be int32 or int64, but got {dtype}.")
+    host_bytes(op, 24 * row * col)  # numpy's mask and the two index arrays
     idx = np.tril_indices(row, offset, col) if lower else np.triu_indices(row, offset, col)
     return _C.Tensor(np.stack(idx).astype(np.int64).reshape(2, -1)).astype(dtype)
 
@@ -420,6 +433,7 @@ def logspace(start, end, steps, base=10, *, dtype=_C.float32):
     """steps points base ** linspace(start, end, steps)."""
     steps = _need_int(steps, "logspace", "steps", 0)
     base = _need_int(base, "logspace", "base")
+    host_bytes("logspace", 16 * steps)  # numpy's linspace of steps values
     if isinstance(start, _C.Tensor) or isinstance(end, _C.Tensor):
         s = prim("Cast")(as_tensor(start), _C.float64)
         e = prim("Cast")(as_tensor(end), _C.float64)
@@ -677,6 +691,7 @@ def _embed_plan(shape, offset, dim1, dim2):
         raise ValueError("For 'diag_embed', the input must have at least 1 dimension.")
     n = shape[-1]
     m = n + abs(offset)
+    host_bytes("diag_embed", 24 * m * m)
     rows = np.arange(m)[:, None]
     cols = np.arange(m)[None, :]
     on = (cols - rows) == offset
@@ -879,6 +894,8 @@ def cummin(input, axis):  # noqa: A002
 def _comb_plan(n, r, with_replacement):
     import itertools
     f = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    count = math.comb(n + r - 1, r) if with_replacement else math.comb(n, r)
+    host_bytes("combinations", count * (64 + 16 * r))  # the list of tuples, then the table
     rows = list(f(_builtins.range(n), r))
     return _C.Tensor(np.array(rows, np.int64).reshape(-1)), len(rows)
 

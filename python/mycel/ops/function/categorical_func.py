@@ -21,7 +21,7 @@ dtype) reaches the row total times the number.
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim
+from mycel.ops.function._util import prim, host_bytes
 from mycel.ops.primitive import constexpr
 
 M = 2147483647
@@ -55,6 +55,7 @@ def _start(seed):
 @constexpr
 def _powers(n):
     """16807^j mod m for j = 1..n, int64."""
+    host_bytes("random_categorical", 64 * n)  # a Python list of n ints (2**62 draws looped)
     out, a = [], 1
     for _ in range(n):
         a = a * 16807 % M

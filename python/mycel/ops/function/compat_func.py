@@ -8,7 +8,7 @@ cotangent does not turn into NaN (0 * inf)."""
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim, axes, as_tensor
+from mycel.ops.function._util import prim, axes, as_tensor, host_bytes, number_arg
 from mycel.ops.primitive import constexpr
 
 
@@ -71,7 +71,10 @@ def _steps(steps):
 @constexpr
 def _fractions(steps):
     # t_i = i / (steps - 1): exactly 0 at the first point and 1 at the last
-    return _C.Tensor([i / (steps - 1) if steps > 1 else 0.0 for i in range(steps)])
+    host_bytes("linspace", 8 * steps)  # a list of 2**62 floats was built before
+    if steps == 1:
+        return _C.Tensor(np.zeros(1, np.float64))
+    return _C.Tensor(np.arange(steps, dtype=np.float64) / (steps - 1))
 
 
 def linspace(start, end, steps):
@@ -121,13 +124,13 @@ def mish(x):
 def elu(input_x, alpha=1.0):
     """x where x > 0, else alpha * (exp(x) - 1), elementwise."""
     x = as_tensor(input_x)
-    neg = prim("Mul")(prim("Sub")(prim("Exp")(prim("Minimum")(x, 0.0)), 1.0), float(alpha))
+    neg = prim("Mul")(prim("Sub")(prim("Exp")(prim("Minimum")(x, 0.0)), 1.0), float(number_arg(alpha, "elu", "alpha")))
     return prim("Select")(prim("Greater")(x, 0.0), x, neg)
 
 
 def celu(x, alpha=1.0):
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1)), elementwise (alpha != 0)."""
-    a = float(alpha)
+    a = float(number_arg(alpha, "celu", "alpha"))
     if a == 0.0:
         raise ValueError("For 'celu', the 'alpha' must not be 0.")
     x = as_tensor(x)
@@ -157,14 +160,14 @@ def hardswish(x):
 def hardshrink(input, lambd=0.5):  # noqa: A002
     """x where |x| > lambd, else 0, elementwise."""
     x = as_tensor(input)
-    keep = prim("Greater")(prim("Abs")(x), float(lambd))
+    keep = prim("Greater")(prim("Abs")(x), float(number_arg(lambd, "hardshrink", "lambd")))
     return prim("Select")(keep, x, prim("ZerosLike")(x))
 
 
 def softshrink(input, lambd=0.5):  # noqa: A002
     """x - lambd where x > lambd, x + lambd where x < -lambd, else 0, elementwise."""
     x = as_tensor(input)
-    lam = float(lambd)
+    lam = float(number_arg(lambd, "softshrink", "lambd"))
     if lam < 0:
         raise ValueError(f"For 'softshrink', the 'lambd' must be no less than 0, but got {lam}.")
     shrunk = prim("Sub")(x, prim("Mul")(prim("Sign")(x), lam))

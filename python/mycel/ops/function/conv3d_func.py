@@ -11,7 +11,7 @@ Conv2D's own. Gradients come from Conv2D's, StridedSlice's and Pad's bprops.
 """
 import math
 
-from mycel.ops.function._util import prim, three_ints
+from mycel.ops.function._util import prim, three_ints, tensor_arg
 from mycel.ops.primitive import constexpr
 
 
@@ -104,6 +104,8 @@ def conv3d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0,  # n
     (padding: an int, 3 ints or (head, tail, top, bottom, left, right))."""
     if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
         raise ValueError(f"For 'conv3d', 'groups' must be a positive int, but got {groups!r}.")
+    tensor_arg(input, "conv3d", "input")
+    tensor_arg(weight, "conv3d", "weight")
     pad_mode, pads, stride, dilation = conv3d_args("conv3d", pad_mode, padding, stride,
                                                    dilation)
     out = conv3d_nd(input, weight, pad_mode, pads, stride, dilation, groups, "conv3d")

@@ -11,7 +11,7 @@ The equation is planned at compile time (a @constexpr on the operands' shapes):
      [batch, kept, contracted] layouts (letters both share and still need are the batch);
   4. transpose the result into the output's order.
 """
-from mycel.ops.function._util import prim
+from mycel.ops.function._util import prim, tensor_arg
 from mycel.ops.primitive import constexpr
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -197,6 +197,7 @@ def einsum(equation, *operands):
         else operands
     shapes = ()
     for x in xs:
+        tensor_arg(x, "einsum", "each operand")
         shapes = shapes + (x.shape,)
     prep, pairs, red, perm, final_shape = _einsum_plan(equation, shapes)
     y = _prepare(xs[0], prep[0][0], prep[0][1])

@@ -20,7 +20,7 @@ compiler/vmap/batch_nn.cc).
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim, as_tensor
+from mycel.ops.function._util import prim, as_tensor, one_int
 from mycel.ops.function import layout_func as _layout
 from mycel.ops.primitive import constexpr
 
@@ -63,10 +63,24 @@ def _norm(norm, op):
 
 
 def _int_tuple(v, what, op):
+    # ints, or one-element integer tensors: int() of a float tensor truncated n = 1.5 to 1
+    # silently (found by tests/python/test_bad_input_sweep.py)
+    if isinstance(v, _C.Tensor):
+        v = v.asnumpy().reshape(-1).tolist() if v.dtype in _INT_DTYPES else (v,)
     try:
-        return tuple(int(e) for e in v)
+        items = tuple(v)
     except TypeError:
         raise TypeError(f"For '{op}', {what} must be a tuple of ints, but got {v!r}.") from None
+    out = ()
+    for e in items:
+        e = one_int(e, op, what)
+        if isinstance(e, bool) or not isinstance(e, (int, np.integer)):
+            raise TypeError(f"For '{op}', {what} must be a tuple of ints, but got {v!r}.")
+        out = out + (int(e),)
+    return out
+
+
+_INT_DTYPES = (_C.int8, _C.int16, _C.int32, _C.int64, _C.uint8)
 
 
 @constexpr

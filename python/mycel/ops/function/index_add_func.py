@@ -7,7 +7,7 @@ constant index table."""
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim, as_tensor
+from mycel.ops.function._util import prim, as_tensor, host_bytes, tensor_arg
 from mycel.ops.primitive import constexpr
 
 
@@ -67,6 +67,7 @@ def _repeat_plan(shape, repeats, dim, op):
     if counts.shape != (shape[dim],) or (counts < 0).any():
         raise ValueError(f"For '{op}', the 'repeats' must be a non-negative int or one count per "
                          f"element of dim {dim} ({shape[dim]}), but got {repeats!r}.")
+    host_bytes(op, 8 * sum(int(c) for c in counts))  # Python ints: no int64 wrap-around
     return dim, _C.Tensor(np.repeat(np.arange(shape[dim], dtype=np.int64), counts))
 
 
@@ -131,7 +132,11 @@ def scatter(input, axis, index, src):  # noqa: A002 (MindSpore's argument names)
     """ops.scatter / Tensor.scatter: tensor_scatter_elements with reduction 'none' (src a
     tensor or a number)."""
     x = as_tensor(input)
+    index = tensor_arg(index, "scatter", "index")
     if not isinstance(src, _C.Tensor):
+        if isinstance(src, bool) or not isinstance(src, (int, float)):
+            raise TypeError(f"For 'scatter', src must be a Tensor or a number, but got "
+                            f"{type(src).__name__}.")
         src = prim("Fill")(x.dtype, index.shape, float(src))
     return tensor_scatter_elements(x, index, src, axis)
 

@@ -27,7 +27,7 @@ full_matrices=True is supported for square matrices only (ValueError otherwise).
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim, as_tensor
+from mycel.ops.function._util import prim, as_tensor, tensor_arg
 from mycel.ops.primitive import constexpr
 from mycel.ops.function import array_func as _a
 from mycel.ops.function.norm_func import matrix_norm
@@ -596,7 +596,7 @@ def _householder_apply(a, tau, q, k, m):
 def orgqr(input, input2):  # noqa: A002
     """The first N columns of Q = H_1 ... H_K from geqrf's packed reflectors input [..., M, N]
     and factors input2 (tau) [..., K] (LAPACK's orgqr)."""
-    a, tau = input, input2
+    a, tau = tensor_arg(input, "orgqr", "input"), tensor_arg(input2, "orgqr", "input2")
     m, n, k = _qr_check(a.shape, tau.shape, a.dtype, tau.dtype, "orgqr")
     if n > m:
         raise ValueError(f"For 'orgqr', input must have M >= N, but got {a.shape}.")
@@ -624,6 +624,8 @@ def ormqr(input, tau, other, left=True, transpose=False):  # noqa: A002
     """other multiplied by Q = H_1 ... H_K of geqrf's packed reflectors: Q other (left),
     other Q (not left), with Q^T when transpose (LAPACK's ormqr)."""
     a = input
+    for name, v in (("input", input), ("tau", tau), ("other", other)):
+        tensor_arg(v, "ormqr", name)
     m, _, k = _qr_check(a.shape, tau.shape, a.dtype, tau.dtype, "ormqr")
     need = other.shape[-2] if left else other.shape[-1]
     if need != m:
@@ -688,7 +690,8 @@ def _onehot_row(m, i):
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):  # noqa: N803
     """(P, L, U) of packed LU factors: A = P @ L @ U, P a permutation matrix [..., M, M],
     L [..., M, K] unit lower, U [..., K, N] upper (K = min(M, N))."""
-    lu, piv = LU_data, LU_pivots
+    lu = tensor_arg(LU_data, "lu_unpack", "LU_data")
+    piv = tensor_arg(LU_pivots, "lu_unpack", "LU_pivots")
     m, k = _lu_check(lu.shape, piv.shape, lu.dtype, piv.dtype, "lu_unpack")
     p = l_ = u = None
     if unpack_pivots:
@@ -725,6 +728,8 @@ def _eye_rect(m, k, dtype):
 
 def lu_solve(b, LU_data, LU_pivots):  # noqa: N803
     """x with A x = b for A given by its packed LU factors and pivots; b [..., M, K]."""
+    for name, v in (("b", b), ("LU_data", LU_data), ("LU_pivots", LU_pivots)):
+        tensor_arg(v, "lu_solve", name)
     m, k = _lu_check(LU_data.shape, LU_pivots.shape, LU_data.dtype, LU_pivots.dtype,
                      "lu_solve")
     if LU_data.shape[-1] != m or b.shape[-2] != m:

@@ -12,7 +12,7 @@ graph mode. erfinv starts from a closed-form approximation and takes Newton step
 (converged, so its gradient through the steps is 1 / erf'(y) as it should be).
 """
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim, axes, as_tensor
+from mycel.ops.function._util import prim, axes, as_tensor, number_arg
 from mycel.ops.primitive import constexpr
 import math
 import numpy as np
@@ -135,6 +135,7 @@ def _unary(name, doc):
     def f(input):  # noqa: A002
         return h(input)
     f.__doc__ = doc
+    f.__name__ = f.__qualname__ = name  # errors name the op: "Abs() takes 1 positional ..."
     return f
 
 
@@ -187,6 +188,8 @@ def round(input, *, decimals=0):  # noqa: A001,A002
                         f"{type(decimals).__name__}.")
     if decimals == 0:
         return prim("Round")(input)
+    if not -308 <= decimals <= 308:  # 10.0 ** decimals: a bare OverflowError past float64
+        raise ValueError(f"For 'round', decimals must be in [-308, 308], but got {decimals}.")
     x = as_tensor(input)
     if not x.dtype.is_floating_point:
         return x
@@ -223,6 +226,7 @@ def _cmp(name, doc):
     def f(input, other):  # noqa: A002
         return h(input, other)
     f.__doc__ = doc
+    f.__name__ = f.__qualname__ = name  # errors name the op: "Abs() takes 1 positional ..."
     return f
 
 
@@ -446,7 +450,7 @@ def logit(input, eps=None):  # noqa: A002
     (MindSpore's Logit: eps < 0 means no clamping)."""
     x = _t(input, "logit")
     x = prim("Cast")(x, _float_dtype(x.dtype, "logit"))
-    if eps is not None and eps >= 0:
+    if eps is not None and number_arg(eps, "logit", "eps") >= 0:
         x = clamp(x, float(eps), 1.0 - float(eps))
     return prim("Log")(x / (1.0 - x))
 
@@ -554,7 +558,10 @@ def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
     min(1, max_norm / (total_norm + 1e-6)); the norm is of order norm_type (inf allowed)."""
     single = isinstance(x, _C.Tensor)
     xs = (x,) if single else tuple(x)
-    p = float(norm_type)
+    p = float(number_arg(norm_type, "clip_by_norm", "norm_type"))
+    if p == 0 or p != p:  # 1 / p below: a bare ZeroDivisionError
+        raise ValueError(f"For 'clip_by_norm', norm_type must be a non-zero number, but got "
+                         f"{norm_type!r}.")
     total = None
     for t in xs:
         s = _pnorm_all(_t(t, "clip_by_norm", "x"), p)
@@ -570,7 +577,8 @@ def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
         total = prim("Pow")(total, 1.0 / p)
     if error_if_nonfinite and not bool(prim("Less")(prim("Abs")(total), math.inf).asnumpy()):
         raise RuntimeError(f"For 'clip_by_norm', the total norm of order {p} is non-finite.")
-    coef = clamp(float(max_norm) / (total + 1e-6), None, 1.0)
+    coef = clamp(float(number_arg(max_norm, "clip_by_norm", "max_norm")) / (total + 1e-6),
+                 None, 1.0)
     out = ()
     for t in xs:
         out = out + (t * prim("Cast")(coef, t.dtype),)
@@ -772,6 +780,9 @@ def trapz(y, x=None, *, dx=1.0, dim=-1):
     """The trapezoidal-rule integral of y along dim, with sample points x (a tensor, 1-D or
     of y's shape) or spacing dx."""
     y = _t(y, "trapz", "y")
+    if y.ndim == 0:
+        raise ValueError("For 'trapz', y must have at least 1 dimension, but got a 0-d tensor.")
+    dim = _a._check_axis(dim, y.ndim, "trapz", "dim")  # (y.shape[dim] named no op)
     n = y.shape[dim]
     y = prim("Cast")(y, _float_dtype(y.dtype, "trapz"))
     lo = _narrow(y, dim, 0, n - 1)

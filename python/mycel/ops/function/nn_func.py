@@ -7,7 +7,7 @@ hardtanh, logsigmoid, softmin, tanhshrink, rrelu, fast_gelu, gumbel_softmax), ch
 dropout (dropout1d/2d/3d), group_norm, embedding, channel_shuffle, upsample, the losses
 hinge_embedding_loss and multilabel_margin_loss, fold (col2im) and affine_grid.
 """
-from mycel.ops.function._util import prim, pair, as_tensor
+from mycel.ops.function._util import prim, pair, as_tensor, number_arg, host_bytes
 from mycel.ops.primitive import constexpr
 from mycel.ops.function import math_func as _m
 from mycel._mycel import Tensor as _Tensor
@@ -79,6 +79,9 @@ def softplus(input, beta=1, threshold=20):  # noqa: A002
 
 def softmax(input, axis=-1):  # noqa: A002
     """exp(input) / sum(exp(input)) along axis."""
+    if not isinstance(axis, (int, tuple, list)):  # (tuple() of it named no op)
+        raise TypeError(f"For 'softmax', axis must be an int or a tuple of ints, but got "
+                        f"{type(axis).__name__}.")
     return prim("Softmax", axis=(axis,) if isinstance(axis, int) else tuple(axis))(input)
 
 
@@ -103,6 +106,9 @@ def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
            groups=1):
     """2-d convolution of NCHW input with weight [out, in/groups, kh, kw]."""
     w = as_tensor(weight)
+    if w.ndim != 4:  # (w.shape[0] of a 0-d weight: a bare IndexError)
+        raise ValueError(f"For 'conv2d', weight must be 4-D [out, in/groups, kh, kw], but got "
+                         f"shape {w.shape}.")
     pad = _conv_pad(pad_mode, padding)
     op = prim("Conv2D", out_channel=w.shape[0], kernel_size=tuple(w.shape[2:]),
               pad_mode=pad_mode, pad=pad, stride=pair(stride), dilation=pair(dilation),
@@ -218,7 +224,7 @@ def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
 
 def dropout(input, p=0.5, training=True, seed=None):  # noqa: A002
     """Zeroes elements with probability p and scales the rest by 1/(1-p) when training."""
-    if not 0 <= p <= 1:
+    if not 0 <= number_arg(p, "dropout", "p") <= 1:
         raise ValueError(f"For 'dropout', p must be in [0, 1], but got {p}.")
     if not training or p == 0:
         return input
@@ -421,7 +427,7 @@ def glu(x, axis=-1):
 def hardtanh(input, min_val=-1.0, max_val=1.0):  # noqa: A002
     """x clamped to [min_val, max_val]."""
     x = _t(input, "hardtanh")
-    if min_val > max_val:
+    if number_arg(min_val, "hardtanh", "min_val") > number_arg(max_val, "hardtanh", "max_val"):
         raise ValueError(f"For 'hardtanh', min_val ({min_val}) must not exceed max_val "
                          f"({max_val}).")
     return prim("Minimum")(prim("Maximum")(x, float(min_val)), float(max_val))
@@ -454,7 +460,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3):  # noqa: A002
     """x where x >= 0, a * x below, a drawn uniformly from [lower, upper] per element."""
     x = _t(input, "rrelu")
     _need_float(x.dtype, "rrelu")
-    if lower > upper:
+    if number_arg(lower, "rrelu", "lower") > number_arg(upper, "rrelu", "upper"):
         raise ValueError(f"For 'rrelu', lower ({lower}) must not exceed upper ({upper}).")
     a = prim("Cast")(_r.rand(*x.shape), x.dtype) * (upper - lower) + lower
     return prim("Select")(prim("GreaterEqual")(x, 0.0), x, x * a)
@@ -473,7 +479,7 @@ def gumbel_softmax(logits, tau=1.0, hard=False, dim=-1):
     the forward pass with the soft gradient (straight through)."""
     x = _t(logits, "gumbel_softmax", "logits")
     _need_float(x.dtype, "gumbel_softmax")
-    if tau <= 0:
+    if number_arg(tau, "gumbel_softmax", "tau") <= 0:
         raise ValueError(f"For 'gumbel_softmax', tau must be positive, but got {tau}.")
     u = prim("Cast")(_r.rand(*x.shape), x.dtype)
     tiny = 1e-20
@@ -499,7 +505,7 @@ def _channel_mask_shape(shape, nd, op):
 
 def _channel_dropout(x, p, training, nd, op):
     x = _t(x, op)
-    if not 0.0 <= p <= 1.0:
+    if not 0.0 <= number_arg(p, op, "p") <= 1.0:
         raise ValueError(f"For '{op}', p must be in [0, 1], but got {p}.")
     mshape = _channel_mask_shape(x.shape, nd, op)
     if not training or p == 0.0:
@@ -737,6 +743,7 @@ def _base_grid(size, align_corners, dtype):
     def lin(n):
         if n <= 1:
             return np.zeros(max(n, 0))
+        host_bytes("affine_grid", 16 * n)
         v = np.linspace(-1.0, 1.0, n)
         return v if align_corners else v * (n - 1) / n
     spatial = tuple(size[2:])
@@ -822,6 +829,9 @@ def bidense(input1, input2, weight, bias=None):
     """The bilinear map y[..., o] = sum_ij x1[..., i] weight[o, i, j] x2[..., j] + bias[o]."""
     a, b = _t(input1, "bidense", "input1"), _t(input2, "bidense", "input2")
     w = _t(weight, "bidense", "weight")
+    if w.ndim != 3:
+        raise ValueError(f"For 'bidense', weight must be 3-D (out, in1, in2), but got shape "
+                         f"{w.shape}.")
     o, i, j = w.shape
     lead = a.shape[:-1]
     a2 = prim("Reshape")(a, (-1, i))

@@ -12,7 +12,7 @@ import math
 from mycel import _mycel as _C
 from mycel.ops.function import math_func as _m, array_func as _a
 from mycel.ops.primitive import constexpr
-from mycel.ops.function._util import prim
+from mycel.ops.function._util import prim, number_arg
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "rms_norm"]
 
@@ -138,6 +138,7 @@ def _t(x, op, name="input"):
 def rms_norm(x, gamma, epsilon=1e-6):
     """(x / sqrt(mean(x^2 over gamma's trailing dims) + epsilon) * gamma, rstd)."""
     x, g = _t(x, "rms_norm", "x"), _t(gamma, "rms_norm", "gamma")
+    number_arg(epsilon, "rms_norm", "epsilon")
     axes = _trailing_axes(x.ndim, g.ndim)
     ms = prim("ReduceMean", keep_dims=True)(prim("Square")(x), axes)
     rstd = prim("Rsqrt")(ms + epsilon)

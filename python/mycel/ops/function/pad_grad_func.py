@@ -14,7 +14,7 @@ element it read. Integer cotangents are summed in float64 (exact below 2^53).
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim, as_tensor
+from mycel.ops.function._util import prim, as_tensor, host_bytes
 from mycel.ops.primitive import constexpr
 
 MODES = ("constant", "reflect", "edge", "circular")
@@ -100,6 +100,7 @@ def _pad_grad_plan(shape, dtype, paddings, mode, contiguous):
         if mode == "reflect" and (left >= n or right >= n):
             raise ValueError(f"For '{op}', 'reflect' paddings ({left}, {right}) must be less "
                              f"than the input dimension {n}.")
+        host_bytes(op, 8 * out * n + 64 * out)  # the matrix, the loop over out
         m = np.zeros((out, n), np_work)
         for o in range(out):
             src = _source(o, left, n, mode)

@@ -12,7 +12,7 @@ must be known when the op is traced: a tuple or list, or a tensor in PYNATIVE mo
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim, as_tensor
+from mycel.ops.function._util import prim, as_tensor, host_bytes
 from mycel.ops.function.pad_grad_func import MODES, _pad_pairs, _source
 from mycel.ops.primitive import constexpr
 
@@ -36,6 +36,7 @@ def _pad_plan(shape, paddings, mode, contiguous):
         if mode == "reflect" and (lo >= kept or hi >= kept):
             raise ValueError(f"For '{op}', 'reflect' paddings ({left}, {right}) must be less "
                              f"than the input dimension {kept}.")
+        host_bytes(op, 128 * out)  # the Python lists of out source indices
         src = [_source(o, lo, kept, mode) for o in range(out)]
         src = [None if v is None else start + v for v in src]
         valid = np.array([s is not None for s in src])

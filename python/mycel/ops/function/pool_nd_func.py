@@ -14,7 +14,7 @@ gives 0. float16 is computed in float32. Gradients are the matmuls' own.
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim
+from mycel.ops.function._util import prim, host_bytes
 from mycel.ops.primitive import constexpr
 
 
@@ -26,6 +26,7 @@ def _axis_plan(length, k, s, p0, p1, ceil_mode, include_pad):
     out = (-(-span // s) if ceil_mode else span // s) + 1
     if ceil_mode and (out - 1) * s >= length + p0:
         out -= 1
+    host_bytes("avg_pool", 8 * length * out + 64 * out)  # the matrix and the loop over out
     ones = np.zeros((length, out))
     counts = np.zeros(out)
     for i in range(out):

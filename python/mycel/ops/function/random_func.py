@@ -15,9 +15,11 @@ fixed number of proposal rounds (8; each is accepted with probability > 0.95, so
 left unaccepted after all of them has probability < 4e-11 and keeps its last proposal), and
 alpha < 1 through Gamma(alpha + 1) * U^(1 / alpha).
 """
+import numbers
+
 from mycel import _mycel as _C
 from mycel.common import generator as _gen
-from mycel.ops.function._util import prim, shape_arg
+from mycel.ops.function._util import prim, shape_arg, one_int, host_bytes, number_arg
 from mycel.ops.function import math_func as _m
 from mycel.ops.primitive import constexpr
 import math
@@ -34,15 +36,21 @@ __all__ = ["prim", "shape_arg", "constexpr", "standard_normal", "randn", "rand",
            "choice_with_mask"]
 
 
-def _seeds(seed):
-    return (0, 0) if seed is None else (int(seed), 1)
+def _seeds(seed, op):
+    if seed is None:
+        return 0, 0
+    # (int() of NaN or 'abc' raised naming no op)
+    if isinstance(seed, bool) or not isinstance(seed, (numbers.Integral, _C.Tensor)):
+        raise TypeError(f"For '{op}', the seed must be None or an int, but got "
+                        f"{type(seed).__name__}.")
+    return int(one_int(seed, op, "seed")), 1
 
 
 def standard_normal(shape, seed=None, *, generator=None):
     """Samples of N(0, 1), float32."""
     if _gen.uses_generator(generator, "standard_normal"):
         return _gen.draw(generator, standard_normal, shape, seed)
-    s, s2 = _seeds(seed)
+    s, s2 = _seeds(seed, "standard_normal")
     return prim("StandardNormal", seed=s, seed2=s2)(shape_arg(shape, "standard_normal"))
 
 
@@ -52,7 +60,7 @@ def randn(*size, dtype=None, seed=None, generator=None):
         return _gen.draw(generator, randn, *size, dtype=dtype, seed=seed)
     if len(size) == 1 and not isinstance(size[0], int):
         size = size[0]
-    s, s2 = _seeds(seed)
+    s, s2 = _seeds(seed, "randn")
     return prim("StandardNormal", seed=s, seed2=s2, dtype=dtype or _C.float32)(
         shape_arg(size, "randn"))
 
@@ -63,7 +71,7 @@ def rand(*size, dtype=None, seed=None, generator=None):
         return _gen.draw(generator, rand, *size, dtype=dtype, seed=seed)
     if len(size) == 1 and not isinstance(size[0], int):
         size = size[0]
-    s, s2 = _seeds(seed)
+    s, s2 = _seeds(seed, "rand")
     return prim("UniformReal", seed=s, seed2=s2, dtype=dtype or _C.float32)(
         shape_arg(size, "rand"))
 
@@ -72,7 +80,7 @@ def uniform(shape, minval, maxval, seed=None, dtype=None, *, generator=None):
     """Samples of U[minval, maxval)."""
     if _gen.uses_generator(generator, "uniform"):
         return _gen.draw(generator, uniform, shape, minval, maxval, seed, dtype)
-    s, s2 = _seeds(seed)
+    s, s2 = _seeds(seed, "uniform")
     u = prim("UniformReal", seed=s, seed2=s2, dtype=dtype or _C.float32)(shape_arg(shape,
                                                                                 "uniform"))
     return _m.add(_m.mul(u, _m.sub(maxval, minval)), minval)
@@ -117,7 +125,7 @@ def _poisson_args(rate_is_tensor, seed, dtype, op):
     if dtype not in _POISSON_DTYPES:
         raise TypeError(f"For '{op}', the 'dtype' must be one of float16, float32, float64, "
                         f"int32 or int64, but got {dtype}.")
-    return _seeds(seed)
+    return _seeds(seed, op)
 
 
 def random_poisson(shape, rate, seed=None, dtype=_C.float32):
@@ -160,12 +168,12 @@ def _t(x, op, name="input"):
 
 
 def _uniform(shape, seed, dtype=_C.float32):
-    s, s2 = _seeds(seed)
+    s, s2 = _seeds(seed, "UniformReal")
     return prim("UniformReal", seed=s, seed2=s2, dtype=dtype)(tuple(shape))
 
 
 def _normal(shape, seed, dtype=_C.float32):
-    s, s2 = _seeds(seed)
+    s, s2 = _seeds(seed, "StandardNormal")
     return prim("StandardNormal", seed=s, seed2=s2, dtype=dtype)(tuple(shape))
 
 
@@ -239,7 +247,7 @@ def bernoulli(input, p=0.5, seed=None, *, generator=None):  # noqa: A002
     if isinstance(p, _C.Tensor):
         prob = prim("Cast")(p, _C.float32)
     else:
-        if not 0.0 <= float(p) <= 1.0:
+        if not 0.0 <= float(number_arg(p, "bernoulli", "p")) <= 1.0:
             raise ValueError(f"For 'bernoulli', p must be in [0, 1], but got {p}.")
         prob = float(p)
     u = _uniform(x.shape, seed)
@@ -291,8 +299,7 @@ def multinomial(input, num_samples, replacement=True, seed=None, *, generator=No
 
 @constexpr
 def _perm_check(n, dtype):
-    if isinstance(n, _C.Tensor):
-        n = int(n.asnumpy().reshape(-1)[0])
+    n = one_int(n, "randperm", "n")
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise ValueError(f"For 'randperm', n must be a non-negative int, but got {n!r}.")
     if dtype not in INTS + FLOATS:
@@ -401,8 +408,7 @@ def random_gamma(shape, alpha, seed=0, seed2=0):
 
 @constexpr
 def _win_len(n, periodic, dtype, op):
-    if isinstance(n, _C.Tensor):
-        n = int(n.asnumpy().reshape(-1)[0])
+    n = one_int(n, op, "window_length")
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise ValueError(f"For '{op}', window_length must be a non-negative int, but got "
                          f"{n!r}.")
@@ -422,6 +428,7 @@ def _window(kind, n, periodic, dtype, a, b):
         w = np.ones(1)
     else:
         m = n if periodic else n - 1  # the denominator: a periodic window is one of n + 1
+        host_bytes(f"{kind}_window", 32 * n)  # k and numpy's temporaries
         k = np.arange(n, dtype=np.float64)
         if kind == "hamming":
             w = a - b * np.cos(2 * math.pi * k / m)
@@ -475,7 +482,11 @@ def multinomial_with_replacement(x, seed, offset, numsamples, replacement=False)
 
 
 def _scalar_int(v):
-    return int(v.asnumpy()) if isinstance(v, _C.Tensor) else int(v)
+    v = one_int(v, "multinomial_with_replacement", "seed and offset")
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TypeError(f"For 'multinomial_with_replacement', seed and offset must be ints, "
+                        f"but got {type(v).__name__}.")
+    return v
 
 
 def choice_with_mask(input_x, count=256, seed=0, seed2=0):

@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim, as_tensor
+from mycel.ops.function._util import prim, as_tensor, host_bytes, tensor_arg
 from mycel.ops.primitive import constexpr
 from mycel.ops.function import array_func as _a
 
@@ -30,6 +30,7 @@ _batch_matmul = prim("BatchMatMul")
 
 
 def _bins(length, out):
+    host_bytes("adaptive_pool", 128 * out)  # a Python list of out pairs
     return [(i * length // out, -(-(i + 1) * length // out)) for i in range(out)]
 
 
@@ -46,6 +47,7 @@ def _matrix_tensor(m, dtype):
 @constexpr
 def _avg_matrix(length, out, dtype):
     """[length, out]: column i averages bin i."""
+    host_bytes("adaptive_avg_pool", 8 * length * out + 64 * out)  # the matrix, the loop
     m = np.zeros((length, out))
     for i, (s, e) in enumerate(_bins(length, out)):
         m[s:e, i] = 1.0 / (e - s)
@@ -253,6 +255,7 @@ def _resize_plan(shape, size, scale_factor, mode, align_corners, recompute_scale
 @constexpr
 def _nearest_index(length, out, scale, exact):
     offset = 0.5 if exact else 0.0
+    host_bytes("resize_nearest", 64 * out)
     idx = [min(int(math.floor((i + offset) * scale)), length - 1) for i in range(out)]
     return _C.Tensor(np.array(idx, dtype=np.int64))
 
@@ -260,6 +263,7 @@ def _nearest_index(length, out, scale, exact):
 @constexpr
 def _linear_matrix(length, out, scale, align_corners, dtype):
     """[length, out]: column i weighs the two source elements around output i's position."""
+    host_bytes("resize_bilinear", 8 * length * out + 64 * out)
     m = np.zeros((length, out))
     for i in range(out):
         if align_corners:
@@ -278,6 +282,7 @@ def _linear_matrix(length, out, scale, align_corners, dtype):
 def _resize_nearest_index(length, out, align_corners):
     """Source rows of MindSpore's ResizeNearestNeighbor: floor(i * length / out), or with
     align_corners the nearest of i * (length - 1) / (out - 1), halves rounded up."""
+    host_bytes("resize_nearest_neighbor", 64 * out)  # a Python list of out ints
     if align_corners and out > 1:
         idx = [min((2 * i * (length - 1) + (out - 1)) // (2 * (out - 1)), length - 1)
                for i in range(out)]
@@ -441,7 +446,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros",  # noqa: A00
     """Samples input (N, C, H, W) at the normalised points grid (N, H', W', 2) ((x, y) in
     [-1, 1]): (N, C, H', W'); or (N, C, D, H, W) at grid (N, D', H', W', 3) ((x, y, z);
     'bilinear' is then trilinear) (module docstring)."""
-    x, g = input, grid
+    x, g = tensor_arg(input, "grid_sample", "input"), tensor_arg(grid, "grid_sample", "grid")
     dims = _gs_check(x.shape, g.shape, x.dtype, g.dtype, mode, padding_mode)
     n, c = x.shape[0], x.shape[1]
     sizes = tuple(x.shape[2:])  # (H, W) or (D, H, W)

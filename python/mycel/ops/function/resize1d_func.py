@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim
+from mycel.ops.function._util import prim, host_bytes
 from mycel.ops.primitive import constexpr
 
 MODES = ("align_corners", "half_pixel", "asymmetric")
@@ -39,6 +39,7 @@ def _new_width(size):
 
 @constexpr
 def _matrix(width, out, mode, dtype):
+    host_bytes("ResizeLinear1D", 8 * width * out + 64 * out)  # the matrix, the loop over out
     m = np.zeros((width, out))
     for i in range(out):
         if mode == "align_corners":

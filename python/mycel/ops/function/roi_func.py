@@ -22,7 +22,7 @@ broadcast summed into the images by a one-hot matmul.
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim
+from mycel.ops.function._util import prim, tensor_arg
 from mycel.ops.primitive import constexpr
 from mycel.ops.function import array_func as _a
 
@@ -176,7 +176,7 @@ def roi_align(features, rois, pooled_height, pooled_width, spatial_scale, sample
     """MindSpore's ROIAlign on CPU: each ROI (batch index, x1, y1, x2, y2) scaled by
     spatial_scale (the end + roi_end_mode), split into pooled_height x pooled_width bins,
     each the mean of sample_num x sample_num bilinear samples: (R, C, ph, pw)."""
-    f, r = features, rois
+    f, r = tensor_arg(features, "roi_align", "features"), tensor_arg(rois, "roi_align", "rois")
     _roi_check(f.shape, r.shape, f.dtype, r.dtype, pooled_height, pooled_width, sample_num)
     dt = f.dtype
     r64 = prim("Cast")(r, _C.float64)

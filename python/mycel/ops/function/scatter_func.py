@@ -323,6 +323,8 @@ def _rows_shape(xs, ishape, vs, op):
 
 def _inplace(op, combine, x, v, indices):
     x, v = _t(x, op, "x"), _t(v, op, "v")
+    if x.ndim == 0:  # (x.shape[0]: a bare IndexError)
+        raise ValueError(f"For '{op}', x must have at least 1 dimension, but got a 0-d tensor.")
     if x.dtype != v.dtype:
         raise TypeError(f"For '{op}', x and v must have the same dtype, but got {x.dtype} and "
                         f"{v.dtype}.")

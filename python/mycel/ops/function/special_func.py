@@ -43,7 +43,7 @@ from mycel import _mycel as _C
 from mycel.ops.function import math_func as _m
 from mycel.ops.function._util import as_tensor
 from mycel.ops.primitive import constexpr
-from mycel.ops.function._util import prim
+from mycel.ops.function._util import prim, one_int
 
 _LANCZOS_G = 7.0
 # Lanczos coefficients for g = 7, n = 9 (the widely published values).
@@ -430,8 +430,7 @@ def polygamma(n, input):  # noqa: A002
 
 @constexpr
 def _order(n):
-    if isinstance(n, _C.Tensor):
-        n = int(n.asnumpy().reshape(-1)[0])
+    n = one_int(n, "polygamma", "n")
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise ValueError(f"For 'polygamma', n must be a non-negative int, but got {n!r}.")
     return n

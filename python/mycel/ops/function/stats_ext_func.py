@@ -5,11 +5,13 @@ where they sit). Both modes and gradients come from the ops they are built of.
 import math
 import numbers
 
+import numpy as np
+
 from mycel import _mycel as _C
 from mycel.ops.function import math_func as _m, array_func as _a
 from mycel.ops.function import sort_scan_func as _s, math_ext_func as _x
 from mycel.ops.function import special_func as _sp
-from mycel.ops.function._util import as_tensor
+from mycel.ops.function._util import as_tensor, host_bytes
 from mycel.ops.primitive import constexpr
 
 __all__ = ["mvlgamma", "median", "nanmedian"]
@@ -29,15 +31,23 @@ def _check_p(p, dtype):
     return int(p)
 
 
+@constexpr
+def _half_steps(p, dtype):
+    """(1 - j) / 2 for j = 1..p, of dtype."""
+    host_bytes("mvlgamma", 8 * p)
+    return _C.Tensor(-0.5 * np.arange(p, dtype=np.float64)).astype(dtype)
+
+
 def mvlgamma(input, p):  # noqa: A002 (MindSpore's argument name)
     """The multivariate log-gamma of dimension p, elementwise:
     p (p - 1) / 4 log(pi) + sum_{j=1..p} lgamma(x + (1 - j) / 2). It is defined for
     x > (p - 1) / 2; elsewhere the result is NaN."""
     x = as_tensor(input)
     p = _check_p(p, x.dtype)
-    out = _m.add(_sp.lgamma(x), p * (p - 1) / 4 * math.log(math.pi))
-    for j in range(2, p + 1):
-        out = _m.add(out, _sp.lgamma(_m.add(x, (1 - j) / 2)))
+    # one lgamma over x[..., None] + (1 - j) / 2 for j = 1..p, summed: a loop of p ops hung
+    # for p = 2**62 (now a ValueError naming the op: the shape has too many elements)
+    terms = _sp.lgamma(_m.add(_a.expand_dims(x, -1), _half_steps(p, x.dtype)))
+    out = _m.add(_m.sum(terms, -1), p * (p - 1) / 4 * math.log(math.pi))
     ok = _m.greater(x, (p - 1) / 2)
     return _m.where(ok, out, _m.add(_m.mul(out, 0.0), float("nan")))
 

@@ -5,8 +5,10 @@
 ``fill_diagonal``, ``slice_scatter``, ``select_scatter``, ``logcumsumexp``, ``histc``,
 ``cov``, ``msort``, ``quantile``, ``nanquantile``, ``diagflat`` and (numpy's) ``dot``.
 Written so that graph code compiles them too (tuples, compile-time loops)."""
+import numbers
+
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim as _prim
+from mycel.ops.function._util import prim as _prim, tensor_arg, number_arg
 from mycel.ops.function import array_func as _a, math_func as _m, array_ext_func as _ax
 from mycel.ops.function import linalg_func as _la, sort_scan_func as _ss, math_ext_func as _mx
 
@@ -16,6 +18,10 @@ __all__ = ["tensor_split", "vsplit", "hsplit", "dsplit", "adjoint", "aminmax", "
 # dot (numpy's) serves Tensor.dot only (common/tensor.py); mycel.ops has no dot yet.
 
 
+# The most pieces tensor_split makes of a shorter axis (the extra pieces are empty).
+_MAX_SECTIONS = 1 << 16
+
+
 def _split_bounds(n, indices_or_sections, name):
     """The (start, stop) of each piece along an axis of length n, as numpy's array_split."""
     if isinstance(indices_or_sections, int) and not isinstance(indices_or_sections, bool):
@@ -23,6 +29,10 @@ def _split_bounds(n, indices_or_sections, name):
         if sections <= 0:
             raise ValueError(f"For '{name}', the number of sections must be positive, but got "
                              f"{sections}.")
+        if sections > max(n, _MAX_SECTIONS):
+            # one piece each: 2**62 sections of a length-4 axis looped (and allocated) forever
+            raise ValueError(f"For '{name}', the number of sections {sections} is more than "
+                             f"the axis' length {n} and the limit of {_MAX_SECTIONS} pieces.")
         size = n // sections
         extra = n % sections
         bounds = ()
@@ -211,8 +221,10 @@ def _along(n, axis, ndim):
 
 def slice_scatter(input, src, axis=0, start=None, end=None, step=1):  # noqa: A002
     """input with ``input[..., start:end:step, ...]`` (along `axis`) replaced by src."""
+    tensor_arg(input, "slice_scatter", "input")
+    tensor_arg(src, "slice_scatter", "src")
     ndim = len(input.shape)
-    axis = axis + ndim if axis < 0 else axis
+    axis = _a._check_axis(axis, ndim, "slice_scatter")
     n = input.shape[axis]
     picked = tuple(range(n))[slice(start, end, step)]
     if src.shape[axis] != len(picked):
@@ -235,8 +247,10 @@ def slice_scatter(input, src, axis=0, start=None, end=None, step=1):  # noqa: A0
 def select_scatter(input, src, axis, index):  # noqa: A002
     """input with ``input[..., index, ...]`` (along `axis`) replaced by src (input's shape
     without that axis)."""
+    tensor_arg(input, "select_scatter", "input")
+    tensor_arg(src, "select_scatter", "src")
     ndim = len(input.shape)
-    axis = axis + ndim if axis < 0 else axis
+    axis = _a._check_axis(axis, ndim, "select_scatter")
     n = input.shape[axis]
     index = index + n if index < 0 else index
     if not 0 <= index < n:
@@ -263,6 +277,8 @@ def histc(input, bins=100, min=0.0, max=0.0):  # noqa: A002 (MindSpore's names)
     if not isinstance(bins, int) or isinstance(bins, bool) or bins <= 0:
         raise ValueError(f"For 'histc', 'bins' must be a positive int, but got {bins}.")
     x = _a.cast(_a.reshape(input, (-1,)), _C.float32)
+    for name, v in (("bins", bins), ("min", min), ("max", max)):  # (float('abc'): no op)
+        number_arg(v, "histc", name)
     lo = _a.cast(_m.amin(x, None, False), _C.float32) if min == max else float(min)
     hi = _a.cast(_m.amax(x, None, False), _C.float32) if min == max else float(max)
     width = _m.sub(hi, lo)
@@ -348,6 +364,9 @@ def _quantile(input, q, axis, keepdims, ignore_nan, name):
         ax = 0
     else:
         ndim = len(input.shape)
+        if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
+            raise TypeError(f"For '{name}', 'axis' must be None or an int, but got "
+                            f"{type(axis).__name__}.")
         if not -ndim <= axis < ndim:
             raise ValueError(f"For '{name}', 'axis' must be in [{-ndim}, {ndim}), but got {axis}.")
         x = input
@@ -408,6 +427,9 @@ def nanquantile(input, q, axis=None, keepdims=False):  # noqa: A002
 def diagflat(input, offset=0):  # noqa: A002
     """The square matrix with the flattened input on its diagonal `offset` (above the main one
     when positive), zeros elsewhere."""
+    if isinstance(offset, bool) or not isinstance(offset, numbers.Integral):  # (vs 0: no op)
+        raise TypeError(f"For 'diagflat', offset must be an int, but got "
+                        f"{type(offset).__name__}.")
     v = _a.reshape(input, (-1,))
     m = v.shape[0]
     size = m + (offset if offset >= 0 else -offset)

@@ -539,6 +539,9 @@ class IndexPut(_Composed):
         self.accumulate = accumulate
 
     def __call__(self, x1, x2, indices):
+        if not isinstance(indices, (tuple, list)):  # (tuple() of it named no op)
+            raise TypeError(f"For 'IndexPut', indices must be a tuple of Tensors, but got "
+                            f"{type(indices).__name__}.")
         return _ov.index_put(x1, tuple(indices), x2, bool(self.accumulate))
 
 

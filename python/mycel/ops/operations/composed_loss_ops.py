@@ -104,7 +104,7 @@ class TripletMarginLoss(_Reduction):
         self.p, self.swap, self.eps = p, swap, eps
 
     def __call__(self, x, positive, negative, margin):
-        m = float(margin.asnumpy()) if isinstance(margin, _C.Tensor) else float(margin)
+        m = float(margin)  # a tensor's float() names this op when it holds more than one value
         return _loss.triplet_margin_loss(x, positive, negative, m, self.p, self.eps,
                                          self.swap, self.reduction)
 
@@ -127,6 +127,10 @@ class SigmoidCrossEntropyWithLogits(_Composed):
         super().__init__()
 
     def __call__(self, logits, label):
+        for name, v in (("logits", logits), ("label", label)):
+            if not isinstance(v, _C.Tensor):
+                raise TypeError(f"For 'SigmoidCrossEntropyWithLogits', {name} must be a "
+                                f"Tensor, but got {type(v).__name__}.")
         x = logits
         return (_prim("Maximum")(x, 0.0) - x * label +
                 _prim("Log1p")(_prim("Exp")(-_prim("Abs")(x))))

@@ -23,7 +23,7 @@ from mycel.ops.function import array_ext_func as _ax
 from mycel.ops.function import linalg_func as _la
 from mycel.ops.function import cholesky_func as _chol
 from mycel.ops.function.layout_func import flip as _flip
-from mycel.ops.function._util import prim as _prim
+from mycel.ops.function._util import prim as _prim, one_int as _one_int
 from mycel.ops.function.graph_compat_func import all as _all
 from mycel.ops.function.graph_compat_func import any as _any
 from mycel.ops.operations._compat_checks import _check_tensor, _check_bool, _check_tensors
@@ -135,9 +135,12 @@ _simple("Digamma", _sf.digamma, "Digamma()(input_x): psi(x).")
 _simple("Fmax", _mx.fmax, "Fmax()(x1, x2): the maximum, ignoring a NaN operand.")
 
 
-_simple("SquareSumAll", lambda x, y: (_prim("ReduceSum")(_prim("Square")(x), ()),
-                                      _prim("ReduceSum")(_prim("Square")(y), ())),
-        "SquareSumAll()(x, y): (sum(x^2), sum(y^2)).")
+def square_sum_all(x, y):
+    """(sum(x^2), sum(y^2)) (a named function: its arity errors name it)."""
+    return _prim("ReduceSum")(_prim("Square")(x), ()), _prim("ReduceSum")(_prim("Square")(y), ())
+
+
+_simple("SquareSumAll", square_sum_all, "SquareSumAll()(x, y): (sum(x^2), sum(y^2)).")
 
 
 @_export
@@ -161,7 +164,9 @@ class Bincount(_Composed):
         super().__init__()
 
     def __call__(self, array, size, weights):
-        n = int(size.asnumpy()) if isinstance(size, _C.Tensor) else int(size)
+        n = _one_int(size, "Bincount", "size")
+        if isinstance(n, bool) or not isinstance(n, int):
+            raise TypeError(f"For 'Bincount', size must be an int, but got {type(n).__name__}.")
         a = _prim("Cast")(array, _C.int64)
         inside = _prim("LogicalAnd")(_prim("GreaterEqual")(a, 0), _prim("Less")(a, n))
         w = _prim("Select")(inside, weights, _prim("ZerosLike")(weights))
@@ -232,6 +237,9 @@ class LpNorm(_Composed):
 
     def __init__(self, axis, p=2, keep_dims=False, epsilon=1e-12):
         super().__init__(axis=axis, p=p, keep_dims=keep_dims, epsilon=epsilon)
+        if not isinstance(axis, (int, tuple, list)):
+            raise TypeError(f"For 'LpNorm', axis must be an int or a tuple of ints, but got "
+                            f"{type(axis).__name__}.")
         self.axis = (axis,) if isinstance(axis, int) else tuple(axis)
         self.p, self.keep_dims, self.epsilon = p, keep_dims, epsilon
 

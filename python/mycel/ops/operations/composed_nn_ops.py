@@ -690,6 +690,9 @@ class FractionalMaxPool3DWithFixedKsize(_Composed):
     def __call__(self, x, random_samples):
         op = "FractionalMaxPool3DWithFixedKsize"
         _check_tensor(op, "x", x, _FLOATS + (_C.int32, _C.int64))
+        if not isinstance(random_samples, _C.Tensor):  # (random_samples.shape: AttributeError)
+            raise TypeError(f"For '{op}', random_samples must be a Tensor, but got "
+                            f"{type(random_samples).__name__}.")
         last = self.data_format == "NDHWC"
         _fmp3_plan(x.shape, x.dtype, random_samples.shape, random_samples.dtype, last)
         if last:
@@ -813,6 +816,9 @@ class DepthwiseConv2dNative(_Composed):
     def __init__(self, channel_multiplier, kernel_size, mode=3, pad_mode="valid", pad=0,
                  stride=1, dilation=1, group=1):
         _check_int("DepthwiseConv2dNative", "channel_multiplier", channel_multiplier)
+        if not isinstance(kernel_size, (int, tuple, list)):  # (tuple() of it named no op)
+            raise TypeError(f"For 'DepthwiseConv2dNative', 'kernel_size' must be an int or a "
+                            f"pair of ints, but got {type(kernel_size).__name__}.")
         ks = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
         if len(ks) != 2 or not all(isinstance(s, int) and not isinstance(s, bool) and s > 0
                                    for s in ks):

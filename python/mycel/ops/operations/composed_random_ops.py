@@ -18,7 +18,7 @@ from mycel.ops.function import array_func as _a
 from mycel.ops.function import candidate_sampler_func as _cs
 from mycel.ops.function import random_func as _rnd
 from mycel.ops.function import math_func as _mf
-from mycel.ops.function._util import prim as _prim
+from mycel.ops.function._util import prim as _prim, one_int as _one_int
 from mycel.ops.function._util import shape_arg
 from mycel.ops.operations._compat_checks import _check_bool
 from mycel.ops.operations._compat_checks import _check_int
@@ -48,7 +48,7 @@ class Multinomial(_Composed):
         self.seed, self.dtype = _seed_of(seed, seed2), dtype
 
     def __call__(self, x, num_samples):
-        n = int(num_samples.asnumpy()) if isinstance(num_samples, _C.Tensor) else num_samples
+        n = _one_int(num_samples, "Multinomial", "num_samples")
         return _prim("Cast")(_rnd.multinomial(x, n, True, self.seed), self.dtype)
 
 
@@ -62,7 +62,9 @@ class Randperm(_Composed):
         self.max_length, self.pad, self.dtype = max_length, pad, dtype
 
     def __call__(self, n):
-        k = int(n.asnumpy().reshape(-1)[0]) if isinstance(n, _C.Tensor) else int(n)
+        k = _one_int(n, "Randperm", "n")
+        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+            raise TypeError(f"For 'Randperm', n must be a non-negative int, but got {k!r}.")
         if k > self.max_length:
             raise ValueError(f"For 'Randperm', n ({k}) must not exceed max_length "
                              f"({self.max_length}).")
@@ -156,8 +158,7 @@ class RandpermV2(_Composed):
         self.seed, self.offset, self.dtype = seed, offset, dtype
 
     def __call__(self, n):
-        k = int(n.asnumpy()) if isinstance(n, _C.Tensor) else int(n)
-        return _rnd.randperm(k, self.seed, self.offset, self.dtype)
+        return _rnd.randperm(n, self.seed, self.offset, self.dtype)
 
 
 @_export
@@ -201,6 +202,10 @@ class ComputeAccidentalHits(_Composed):
 
     def __call__(self, true_labels, sampled_candidates):
         t, s = true_labels, sampled_candidates
+        if not isinstance(t, _C.Tensor) or not isinstance(s, _C.Tensor):
+            raise TypeError(f"For 'ComputeAccidentalHits', true_labels and sampled_candidates "
+                            f"must be Tensors, but got {type(t).__name__} and "
+                            f"{type(s).__name__}.")
         if t.ndim != 2 or t.shape[1] != self.num_true or s.ndim != 1:
             raise ValueError(f"For 'ComputeAccidentalHits', true_labels must be (B, "
                              f"{self.num_true}) and sampled_candidates 1-D, but got {t.shape} "

@@ -1,6 +1,7 @@
 """Primitive classes of MindSpore 2.x that are a shape query, a check or a renamed op, and so
 need no kernel of their own: Shape, SameTypeShape, Print, SparseGatherV2. Like composed_ops,
 they are Primitives with their own __call__, which GRAPH mode parses as a function."""
+from mycel import _mycel as _C
 from mycel.common import print_file as _print_file
 from mycel.context import get_context
 from mycel.ops.operations.composed_ops import _Composed
@@ -21,6 +22,9 @@ class SameTypeShape(_Composed):
     shape; a TypeError (dtype) or ValueError (shape) naming both otherwise."""
 
     def __call__(self, input_x, input_y):
+        if not isinstance(input_x, _C.Tensor) or not isinstance(input_y, _C.Tensor):
+            raise TypeError(f"For 'SameTypeShape', both inputs must be Tensors, but got "
+                            f"{type(input_x).__name__} and {type(input_y).__name__}.")
         if input_x.dtype != input_y.dtype:
             raise TypeError(f"For 'SameTypeShape', the dtypes differ: {input_x.dtype} and "
                             f"{input_y.dtype}.")
