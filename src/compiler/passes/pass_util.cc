@@ -25,6 +25,11 @@ const Node* storage_root(const Node* n) {
       if (!k || *k < 0 || !c->input(1)->is_cnode()) return n;
       i = static_cast<size_t>(*k);
       c = static_cast<const CNode*>(c->input(1));
+      if (c->is_builtin(Builtin::MakeTuple) || c->is_builtin(Builtin::MakeList)) {
+        if (i + 1 >= c->size()) return n;
+        n = c->input(i + 1);  // an element of a tuple built here is that tensor
+        continue;
+      }
       const PrimData* p = c->prim();
       if (p == nullptr || p->op->num_outputs <= 1) return n;
     }

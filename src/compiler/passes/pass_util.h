@@ -60,8 +60,10 @@ inline std::optional<int64_t> const_int(const ir::Node* n) {
 
 // The tensor whose storage n stands for: depend(x, ...) is x, and an update's result is the
 // variable it wrote (F_UPDATE: output i is input i, written in place -- Assign(w, v) is w's
-// storage, and so is getitem i of a multi-output update's result). A write through any node
-// of one storage changes what every other node of it reads.
+// storage, and so is getitem i of a multi-output update's result), and getitem i of a
+// make_tuple/make_list is its element i (an optimizer reads its parameters so: the write
+// goes into that element's storage). A write through any node of one storage changes what
+// every other node of it reads.
 const ir::Node* storage_root(const ir::Node* n);
 // The storages (storage_root) that ops among `nodes` write in place (OpDef::writes).
 std::unordered_set<const ir::Node*> written_storages(const std::vector<ir::CNode*>& nodes);

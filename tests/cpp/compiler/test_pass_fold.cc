@@ -64,6 +64,29 @@ TEST(PassFold, ATensorAnUpdateWritesStaysComputed) {
   EXPECT_FALSE(c.run(fold)) << c.text();
 }
 
+TEST(PassFold, AnUpdateOfATupleElementWritesThatElement) {
+  // An optimizer reads its parameters as getitem(make_tuple(w, ...), i): the update writes w,
+  // so the getitem folds to w (the parallel optimizer shard finds the weight an update
+  // writes there), and a tensor written through a tuple element stays computed.
+  PassCase c(R"(
+    graph @f(%w: f32[2], %g: f32[2], %c: f32[2]) {
+      %z = Neg(%c) : f32[2]
+      %t = make_tuple(%w, %g, %z) : tuple(f32[2], f32[2], f32[2])
+      %p = getitem(%t, 0) : f32[2]
+      %e = getitem(%t, 2) : f32[2]
+      %u = AssignAdd(%p, %g) : f32[2]
+      %v = AssignAdd(%e, %u) : f32[2]
+      return %v
+    }
+  )",
+             {{"c", tensor_f32({2}, {1, 2})}});
+  EXPECT_TRUE(c.run(fold)) << c.text();
+  const std::string t = c.text();
+  EXPECT_NE(t.find("AssignAdd(%w, %g)"), std::string::npos) << t;
+  EXPECT_NE(t.find("Neg(tensor<f32[2]>"), std::string::npos) << t;
+  EXPECT_EQ(t.find("getitem"), std::string::npos) << t;
+}
+
 TEST(PassFold, ParameterInputIsNotFolded) {
   PassCase c(R"(
     graph @f(%x: f32[2], %a: f32[2]) {
