@@ -679,10 +679,32 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
     }
     if (stack_dynamic_[i]) dyn_between = true;
   }
-  if (count > 0 && (dyn_reentry || (count >= kMaxUnroll && settled(g, pctx, prev->args, args)))) {
+  // A constant-trip loop broadened after kMaxUnroll iterations is a trial: if its broadened
+  // body cannot be specialised, the loop unrolls on from the exact arguments (see below).
+  std::vector<AbsPtr> exact;
+  bool trial = false;
+  if (count > 0 && dyn_reentry) {
     for (AbsPtr& a : args) a = broaden_arg(a);  // a sparse tensor's shape stays constant
-  } else if (count >= kMaxUnrolledLoop) {
+  } else if (count >= kMaxUnroll && unroll_only_.count(g) == 0 &&
+             settled(g, pctx, prev->args, args)) {
+    exact = args;
+    trial = true;
+    for (AbsPtr& a : args) a = broaden_arg(a);
+  } else if (count >= kMaxUnrolledLoop && unroll_only_.count(g) == 0) {
     unsettled(count);
+  } else if (count > kMaxUnrolledLoop) {
+    // (A loop's header is entered once more than its body runs, for the exit test: a loop
+    // of kMaxUnrolledLoop iterations still unrolls.)
+    auto why = unroll_only_.find(g);
+    fail(ErrorKind::Recursion, sp,
+         str("compiling '", g->name(), "': this loop runs more than ", kMaxUnrolledLoop,
+             " iterations (the unrolling limit) and cannot be compiled as a loop either: its "
+             "body needs a value the loop carries (its counter) as a compile-time constant (a "
+             "shape, an index into a tuple, an argument of a Python helper), and with that "
+             "value known only at run time it fails with:\n",
+             why->second,
+             "\nmake the body compute with the counter as a tensor, run fewer iterations per "
+             "loop, or use PYNATIVE mode"));
   }
   for (auto& k : ctxs_) {
     if (k->src != g || k->parent != pctx || k->args.size() != args.size() ||
@@ -709,13 +731,23 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
   const int max_depth = max_call_depth();
   if (static_cast<int>(stack_.size()) >= max_depth || stack_left() < kStackReserve) {
     int entries = 0;  // of g on the stack (a loop's body nests in its last iteration's)
-    for (const Ctx* k : stack_) entries += k->src == g;
-    if (entries >= kMaxUnroll) unsettled(entries);  // a new type each time: no fixed point
+    const Ctx* unrolling = nullptr;  // a loop that needs its counter as a constant
+    for (const Ctx* k : stack_) {
+      entries += k->src == g;
+      if (unrolling == nullptr && unroll_only_.count(k->src) != 0) unrolling = k;
+    }
+    // A new type each time: no fixed point.
+    if (entries >= kMaxUnroll && unrolling == nullptr) unsettled(entries);
     fail(ErrorKind::Recursion, sp,
          str("compiling '", g->name(), "' nests calls too deeply (the limit is ", max_depth,
-             " nested calls at compile time, fewer when the thread's stack is small); make "
-             "the recursion depend on a tensor, use PYNATIVE mode, or raise the limit with "
-             "mycel.set_context(max_call_depth=N)"));
+             " nested calls at compile time, fewer when the thread's stack is small)",
+             unrolling == nullptr
+                 ? std::string()
+                 : str(": the loop '", unrolling->src->name(),
+                       "' needs its counter as a compile-time constant, so it is unrolled, "
+                       "each iteration (and the code after the loop) nested in the last"),
+             "; make the recursion depend on a tensor, use PYNATIVE mode, or raise the "
+             "limit with mycel.set_context(max_call_depth=N)"));
   }
   auto owned = std::make_unique<Ctx>();
   Ctx* k = owned.get();
@@ -727,8 +759,15 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
   ctxs_.push_back(std::move(owned));
   stack_.push_back(k);
   stack_dynamic_.push_back(dynamic);
+  const size_t warnings_before = result_.warnings.size();
   try {
     run_ctx(k);
+  } catch (const Error& e) {
+    stack_.pop_back();
+    stack_dynamic_.pop_back();
+    k->active = false;
+    if (!trial || e.kind() == ErrorKind::Internal) throw;
+    return unroll_on(k, std::move(exact), dynamic, sp, e, warnings_before);
   } catch (...) {
     stack_.pop_back();
     stack_dynamic_.pop_back();
@@ -738,6 +777,21 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
   stack_.pop_back();
   stack_dynamic_.pop_back();
   return k;
+}
+
+Ctx* Specializer::unroll_on(Ctx* failed, std::vector<AbsPtr> exact, bool dynamic,
+                            const SourceSpan& sp, const Error& e, size_t warnings_before) {
+  // The trial's contexts (the broadened loop's and those made inside it) are dropped, as a
+  // recursion's earlier rounds are; its graphs stay unreachable in out_, and its JIT
+  // fallback warnings go (the unrolled body computes those values on constants).
+  for (auto& x : ctxs_)
+    if (x->seq >= failed->seq && !x->active) x->stale = true;
+  result_.warnings.resize(warnings_before);
+  // Remembered for the source graph, not this context: the same loop met again (in the next
+  // iteration of an enclosing unrolled loop) unrolls at once, so nested loops make one trial
+  // each, not one per enclosing iteration.
+  unroll_only_.emplace(failed->src, e.message());
+  return context_for(failed->src, failed->parent, std::move(exact), dynamic, sp);
 }
 
 void Specializer::run_ctx(Ctx* k) {

@@ -238,6 +238,10 @@ class Specializer {
                const std::vector<AbsPtr>& cur);
   Ctx* context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args, bool dynamic,
                    const SourceSpan& sp);
+  // A constant-trip loop whose broadened trial (context `failed`) failed with `e`: drops
+  // the trial and unrolls on from the exact arguments (see unroll_only_).
+  Ctx* unroll_on(Ctx* failed, std::vector<AbsPtr> exact, bool dynamic, const SourceSpan& sp,
+                 const Error& e, size_t warnings_before);
   void run_ctx(Ctx* c);
   Ctx* enclosing_ctx(FuncGraph* g, Ctx* c);
   Node* eval_value(const Value& v, const SourceSpan& sp, Ctx* c);
@@ -285,6 +289,15 @@ class Specializer {
   std::vector<Ctx*> stack_;          // active contexts, innermost last
   std::vector<bool> stack_dynamic_;  // entered through a call on a run-time condition
   uint64_t next_seq_ = 0;
+  // Constant-trip loops (their header graphs) that cannot be compiled as loops: broadened
+  // after kMaxUnroll iterations, their body failed to specialise (it needs the counter as a
+  // compile-time constant: a shape, a tuple index, a Python helper's argument; MindSpore
+  // unrolls such loops). They unroll on, up to kMaxUnrolledLoop iterations; the value is the
+  // broadened body's error, which the error past that limit quotes. Retrying as unrolling is
+  // exact: the unrolled body is what the first kMaxUnroll iterations ran, so an error of the
+  // user's own (one that does not come from broadening) comes back as itself, at its
+  // iteration, or past the limit quoted in its error.
+  std::unordered_map<FuncGraph*, std::string> unroll_only_;
   // The mark of the recomputed Cell call being specialised (Ctx::recompute; 0: none) and the
   // number of such calls so far (each a scope of its own).
   int64_t recompute_scope_ = 0;
