@@ -57,14 +57,15 @@ def _eig_backward(a, w, v, gw, gv):
     return prim("Real")(ga)
 
 
-# matrix_solve unrolls 2N elimination steps for a complex system, which graph mode compiles
-# up to about 60 steps; past N = 30, V^-H comes from Newton-Schulz iterations instead.
-_SOLVE_MAX_N = 30
+# matrix_solve unrolls 2N elimination steps for a complex system; graph mode unrolls a loop
+# whose body needs its counter as a constant up to 256 steps (about 240 at the default
+# max_call_depth): past N = 100, V^-H comes from Newton-Schulz iterations instead.
+_SOLVE_MAX_N = 100
 _NEWTON_STEPS = 40
 
 
 def _solve_h(v, x, n):
-    """V^-H x: matrix_solve for N <= 30; else V^-1 by Newton-Schulz, Y <- Y (2I - V Y) from
+    """V^-H x: matrix_solve for N <= 100; else V^-1 by Newton-Schulz, Y <- Y (2I - V Y) from
     Y = V^H / (|V|_1 |V|_inf), 40 steps (converges quadratically once |I - V Y| < 1: enough
     for cond(V) up to about 1e5; an ill-conditioned eigenvector matrix has an ill-conditioned
     gradient anyway)."""
