@@ -19,9 +19,11 @@
 //   - loops whose condition depends on tensors became recursive graphs whose
 //     loop-carried scalars were broadened (the first iteration is peeled); a loop with a
 //     constant condition is unrolled, up to kMaxUnroll iterations, then broadened too,
-//     unless its carried types have not settled (a growing tuple) or it carries a sequence
-//     of mixed types (cells, functions): such a loop unrolls on, up to kMaxUnrolledLoop
-//     iterations (a SequentialCell of 100 layers, a tuple built item by item);
+//     unless its carried types have not settled (a growing tuple), it carries a sequence
+//     of mixed types (cells, functions), or its broadened body fails to compile because it
+//     needs a carried scalar as a constant (the broadening is a trial, Specializer::
+//     unroll_on): such a loop unrolls on, up to kMaxUnrolledLoop iterations (a
+//     SequentialCell of 100 layers, a tuple built item by item, matrix_solve's elimination);
 //   - recursion through a run-time condition reaches a fixed point on the return abstract;
 //   - Parameters (trainable weights) read from cells became parameters of the entry graph,
 //     after the arguments, used by inner graphs as free variables.

@@ -560,6 +560,29 @@ row("MaskedScatter/broadcast", ops.masked_scatter, [N(3, 4), C([0, 1, 1, 0], np.
     diff=(0, 2), torch=lambda x, m, s: x.masked_scatter(m, s))
 
 
+# -- sparse x dense: CSRMM (a 3 x 4 CSR matrix of 5 entries; values and dense differentiated)
+_CSR_PTR, _CSR_COL, _CSR_ROW = [0, 2, 3, 5], [0, 2, 1, 0, 3], [0, 0, 1, 2, 2]
+
+
+def _csr_mm(trans_a):
+    def fn(values, dense):
+        a = ms.CSRTensor(Tensor(np.array(_CSR_PTR, np.int32)), Tensor(np.array(_CSR_COL, np.int32)),
+                         values, (3, 4))
+        return ops.csr_mm(a, dense, trans_a=trans_a)
+    return fn
+
+
+def _csr_mm_torch(trans_a):
+    def fn(values, dense):
+        a = torch.zeros(3, 4, dtype=values.dtype).index_put(
+            (torch.tensor(_CSR_ROW), torch.tensor(_CSR_COL)), values, accumulate=True)
+        return (a.T if trans_a else a) @ dense
+    return fn
+
+
+row("CSRMM", _csr_mm(False), [N(5), N(4, 2)], torch=_csr_mm_torch(False))
+row("CSRMM/transpose_a", _csr_mm(True), [N(5), N(3, 2)], torch=_csr_mm_torch(True))
+
 # -- state updates (optim.def) that write a computed tensor: the written tensor reads as the
 # update from then on, so the value's gradient flows through the write (Assign: the
 # variable's old value gets none; AssignAdd: as Add). The value is broadcast; more cases,

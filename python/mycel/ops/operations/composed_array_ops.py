@@ -28,6 +28,7 @@ from mycel.ops.function.scatter_func import scatter_nd_add
 from mycel.ops.operations._compat_checks import _check_bool
 from mycel.ops.operations._compat_checks import _check_tensor
 from mycel.ops.operations.composed_ops import _Composed, _exporter, _simple_maker
+from mycel.ops.operations.composed_ops import _ScatterNdInPlace
 from mycel.ops.primitive import constexpr
 
 __all__ = ["EditDistance", "ExtractVolumePatches"]
@@ -325,26 +326,12 @@ class MatrixSetDiagV3(_Composed):
         return _ax.matrix_set_diag(x, diagonal, k, self.align)
 
 
-class _ScatterInPlace(_Composed):
-    _fn = None
-
-    def __init__(self, use_locking=False):
-        if not isinstance(use_locking, bool):
-            raise TypeError(f"For '{type(self).__name__}', 'use_locking' must be a bool, but "
-                            f"got {type(use_locking).__name__}.")
-        super().__init__(use_locking=use_locking)
-        self.use_locking = use_locking
-
-    def __call__(self, input_x, indices, updates):
-        return type(self)._fn(input_x, indices, updates)
-
-
 def _scatter_class(name, fn, doc, default=False):
     def __init__(self, use_locking=default):
-        _ScatterInPlace.__init__(self, use_locking)
-    return _export(type(name, (_ScatterInPlace,), {"__doc__": doc, "__module__": __name__,
-                                                   "__init__": __init__,
-                                                   "_fn": staticmethod(fn)}))
+        _ScatterNdInPlace.__init__(self, use_locking)
+    return _export(type(name, (_ScatterNdInPlace,), {"__doc__": doc, "__module__": __name__,
+                                                     "__init__": __init__,
+                                                     "_fn": staticmethod(fn)}))
 
 
 for _n, _f in (("Add", _scf.scatter_add), ("Sub", _scf.scatter_sub), ("Mul", _scf.scatter_mul),

@@ -341,10 +341,10 @@ class Size(_Composed):
 
 
 class _ScatterNdInPlace(_Composed):
-    """ScatterNd<Op>(use_locking=False)(input_x, indices, updates): updates combined into
-    the Parameter input_x at indices, in place; returns input_x (ops/function/scatter_func.py:
-    repeated indices apply in order). ``use_locking`` is kept as an attribute: mycel applies
-    the updates of one call in order."""
+    """ScatterNd<Op> and Scatter<Op> (composed_array_ops)(use_locking=False)(input_x, indices,
+    updates): updates combined into the Parameter input_x at indices, in place; returns
+    input_x (ops/function/scatter_func.py: repeated indices apply in order). ``use_locking``
+    is kept as an attribute: mycel applies the updates of one call in order."""
     _fn = None
 
     def __init__(self, use_locking=False):
