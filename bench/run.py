@@ -1204,25 +1204,24 @@ def models_section():
          "vs PyTorch", "vs float32"], rows)
 
 
-def fft_section():
-    """The FFT against torch.fft: bench/fft_bench.py runs both in one process, interleaved."""
-    print("bench: fft (mycel and torch.fft interleaved, one thread) ...", flush=True)
+def _interleaved_section(script, name, heading, what, first_column, description):
+    """A section whose script runs mycel and PyTorch in one process, one compute thread each,
+    interleaved round by round (fft_bench.py, sparse_bench.py): the table of its results."""
+    print(f"bench: {name} (mycel and {what} interleaved, one thread) ...", flush=True)
     load0 = os.getloadavg()[0]
     date = f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC"
-    r = run("fft_bench.py")
+    r = run(script)
     load = os.getloadavg()[0]
     lines = [
-        "## FFT",
+        heading,
         "",
-        "Produced by bench/fft_bench.py (`python3 bench/run.py --only fft`, "
-        f"{date}; load average {load0:.2f} before "
-        f"and {load:.2f} at the end of the run on {os.cpu_count()} cores: the machine may be "
-        "shared). mycel and torch.fft in one process, one compute thread each, interleaved round "
-        "by round; ms of process CPU time per call (median of rounds), the result read back as "
-        "a numpy array. Speed ratio: PyTorch's time over mycel's (> 1: mycel faster); rounds: "
-        "the lowest and highest ratio of single rounds (the noise).",
+        f"Produced by bench/{script} (`python3 bench/run.py --only {name}`, "
+        f"{date}; load average {load0:.2f} before and {load:.2f} at the end of the run on "
+        f"{os.cpu_count()} cores: the machine may be shared). " + description + " Speed "
+        "ratio: PyTorch's time over mycel's (> 1: mycel faster); rounds: the lowest and highest "
+        "ratio of single rounds (the noise).",
         "",
-        "| transform | mycel ms | PyTorch ms | speed ratio | rounds | max rel. difference |",
+        f"| {first_column} | mycel ms | PyTorch ms | speed ratio | rounds | max rel. difference |",
         "|---|---|---|---|---|---|",
     ]
     for v in r.values():
@@ -1231,40 +1230,27 @@ def fft_section():
                      f"{v['ratio_min']:.2f}-{v['ratio_max']:.2f} | {v['max_rel_diff']:.1e} |")
     lines.append("")
     return lines
+
+
+def fft_section():
+    """The FFT against torch.fft."""
+    return _interleaved_section(
+        "fft_bench.py", "fft", "## FFT", "torch.fft", "transform",
+        "mycel and torch.fft in one process, one compute thread each, interleaved round by "
+        "round; ms of process CPU time per call (median of rounds), the result read back as a "
+        "numpy array.")
 
 
 def sparse_section():
-    """Sparse x dense products against torch.sparse.mm: bench/sparse_bench.py runs both in one
-    process, interleaved."""
-    print("bench: sparse (mycel and torch.sparse interleaved, one thread) ...", flush=True)
-    load0 = os.getloadavg()[0]
-    date = f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC"
-    r = run("sparse_bench.py")
-    load = os.getloadavg()[0]
-    lines = [
-        "## Sparse products",
-        "",
-        "Produced by bench/sparse_bench.py (`python3 bench/run.py --only sparse`, "
-        f"{date}; load average {load0:.2f} before and {load:.2f} at the end of the run on "
-        f"{os.cpu_count()} cores: the machine may be shared). float32, mycel and "
-        "torch.sparse.mm in one process, one compute thread each, interleaved round by round; "
-        "ms of process CPU time per call (median of rounds), results read back as numpy arrays. "
-        "mycel: ops.csr_mm / SparseTensorDenseMatmul (unsorted COO) through the fused CSRMM op, "
-        "and ms.grad of sum(csr_mm(A, B) * W) by the values and B; PyTorch: torch.sparse.mm of "
-        "a CSR tensor / of a COO tensor made in the call from the same unsorted indices, and "
-        "the same gradient through a COO tensor. Speed ratio: "
-        "PyTorch's time over mycel's (> 1: mycel faster); rounds: the lowest and highest ratio "
-        "of single rounds (the noise).",
-        "",
-        "| product | mycel ms | PyTorch ms | speed ratio | rounds | max rel. difference |",
-        "|---|---|---|---|---|---|",
-    ]
-    for v in r.values():
-        lines.append(f"| {v['label']} | {v['mycel_ms']:.3f} | {v['torch_ms']:.3f} | "
-                     f"{v['torch_ms'] / v['mycel_ms']:.2f} | "
-                     f"{v['ratio_min']:.2f}-{v['ratio_max']:.2f} | {v['max_rel_diff']:.1e} |")
-    lines.append("")
-    return lines
+    """Sparse x dense products against torch.sparse.mm."""
+    return _interleaved_section(
+        "sparse_bench.py", "sparse", "## Sparse products", "torch.sparse", "product",
+        "float32, mycel and torch.sparse.mm in one process, one compute thread each, "
+        "interleaved round by round; ms of process CPU time per call (median of rounds), "
+        "results read back as numpy arrays. mycel: ops.csr_mm / SparseTensorDenseMatmul "
+        "(unsorted COO) through the fused CSRMM op, and ms.grad of sum(csr_mm(A, B) * W) by "
+        "the values and B; PyTorch: torch.sparse.mm of a CSR tensor / of a COO tensor made in "
+        "the call from the same unsorted indices, and the same gradient through a COO tensor.")
 
 
 SECTIONS = {  # --only NAME: (the section's heading in RESULTS.md, its function)

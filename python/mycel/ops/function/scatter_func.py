@@ -238,58 +238,45 @@ def tensor_scatter_min(input_x, indices, updates):
     return _tensor_scatter("tensor_scatter_min", "min", input_x, indices, updates)
 
 
-def _first_axis(fn, op):
+def _first_axis(fn, op, doc):
     """op(input_x, indices, updates): fn's N-d scatter with indices into the first axis (errors
-    name op)."""
+    name op), documented by doc."""
     combine = fn.__name__[len("scatter_nd_"):]
 
     def scatter(input_x, indices, updates):
         idx = _t(indices, op, "indices")
         return _scatter(op, combine, input_x, prim("ExpandDims")(idx, -1), updates)
     scatter.__name__ = scatter.__qualname__ = op
+    scatter.__doc__ = doc
     return scatter
 
 
-scatter_add = _first_axis(scatter_nd_add, "scatter_add")
+scatter_add = _first_axis(scatter_nd_add, "scatter_add",
+                           "input_x[indices] += updates along the first axis, in place.")
 
 
-scatter_add.__doc__ = "input_x[indices] += updates along the first axis, in place."
+scatter_sub = _first_axis(scatter_nd_sub, "scatter_sub",
+                           "input_x[indices] -= updates along the first axis, in place.")
 
 
-scatter_sub = _first_axis(scatter_nd_sub, "scatter_sub")
+scatter_mul = _first_axis(scatter_nd_mul, "scatter_mul",
+                           "input_x[indices] *= updates along the first axis, in place.")
 
 
-scatter_sub.__doc__ = "input_x[indices] -= updates along the first axis, in place."
+scatter_div = _first_axis(scatter_nd_div, "scatter_div",
+                           "input_x[indices] /= updates along the first axis, in place.")
 
 
-scatter_mul = _first_axis(scatter_nd_mul, "scatter_mul")
+scatter_max = _first_axis(scatter_nd_max, "scatter_max",
+                           "input_x[indices] = max(input_x[indices], updates), in place.")
 
 
-scatter_mul.__doc__ = "input_x[indices] *= updates along the first axis, in place."
+scatter_min = _first_axis(scatter_nd_min, "scatter_min",
+                           "input_x[indices] = min(input_x[indices], updates), in place.")
 
 
-scatter_div = _first_axis(scatter_nd_div, "scatter_div")
-
-
-scatter_div.__doc__ = "input_x[indices] /= updates along the first axis, in place."
-
-
-scatter_max = _first_axis(scatter_nd_max, "scatter_max")
-
-
-scatter_max.__doc__ = "input_x[indices] = max(input_x[indices], updates), in place."
-
-
-scatter_min = _first_axis(scatter_nd_min, "scatter_min")
-
-
-scatter_min.__doc__ = "input_x[indices] = min(input_x[indices], updates), in place."
-
-
-scatter_update = _first_axis(scatter_nd_update, "scatter_update")
-
-
-scatter_update.__doc__ = "input_x[indices] = updates along the first axis, in place."
+scatter_update = _first_axis(scatter_nd_update, "scatter_update",
+                              "input_x[indices] = updates along the first axis, in place.")
 
 
 @constexpr
