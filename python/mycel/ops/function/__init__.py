@@ -43,3 +43,7 @@ from mycel.ops.function.sparse_cwise_func import *  # noqa: F401,F403
 from mycel.ops.function.sparse_func import *  # noqa: F401,F403
 from mycel.ops.function.attention_func import *  # noqa: F401,F403
 from mycel.ops.function.rotated_iou_func import *  # noqa: F401,F403
+# betainc, stft / istft and lstsq (betainc_func, stft_func, linalg_ext_func)
+from mycel.ops.function.betainc_func import betainc  # noqa: F401,E402
+from mycel.ops.function.stft_func import stft, istft  # noqa: F401,E402
+from mycel.ops.function.linalg_ext_func import lstsq  # noqa: F401,E402

@@ -239,7 +239,7 @@ __all__ += ["Conv3D"]
 from mycel.ops.operations import (composed_array_ops, composed_math_ops,  # noqa: E402
                                   composed_linalg_ops, composed_nn_ops, composed_loss_ops,
                                   composed_random_ops, composed_image_ops, composed_optim_ops,
-                                  composed_other_ops)
+                                  composed_other_ops, composed_linalg_ext_ops)
 from mycel.ops.operations.composed_array_ops import *  # noqa: F401,F403,E402
 from mycel.ops.operations.composed_math_ops import *  # noqa: F401,F403,E402
 from mycel.ops.operations.composed_linalg_ops import *  # noqa: F401,F403,E402
@@ -249,9 +249,10 @@ from mycel.ops.operations.composed_random_ops import *  # noqa: F401,F403,E402
 from mycel.ops.operations.composed_image_ops import *  # noqa: F401,F403,E402
 from mycel.ops.operations.composed_optim_ops import *  # noqa: F401,F403,E402
 from mycel.ops.operations.composed_other_ops import *  # noqa: F401,F403,E402
+from mycel.ops.operations.composed_linalg_ext_ops import *  # noqa: F401,F403,E402
 for _m in (composed_array_ops, composed_math_ops, composed_linalg_ops, composed_nn_ops,
            composed_loss_ops, composed_random_ops, composed_image_ops, composed_optim_ops,
-           composed_other_ops):
+           composed_other_ops, composed_linalg_ext_ops):
     __all__ += _m.__all__
 del _m
 

@@ -436,3 +436,9 @@ class LogSoftmaxGrad(_ElementwiseGrad):
 
 __all__ += ["ReluGrad", "SoftplusGrad", "EluGrad", "AsinGrad", "ACosGrad", "AtanGrad",
             "HShrinkGrad", "SoftShrinkGrad", "LogSoftmaxGrad"]
+
+# MedianGrad, LogitGrad, MinimumGradGrad, MaximumGradGrad, CholeskyGrad, PdistGrad
+# (_grad_ext_ops.py)
+from mycel.ops.operations._grad_ext_ops import *  # noqa: F401,F403,E402
+from mycel.ops.operations import _grad_ext_ops as _gx  # noqa: E402
+__all__ += _gx.__all__

@@ -50,3 +50,7 @@ __all__ += _BREADTH
 _BREADTH = ["RangeV2", "Expand", "CheckNumerics", "UnravelIndex", "Im2Col", "SpaceToBatch"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
+# ScatterAddWithAxis and ConcatOffsetV1 (composed_linalg_ext_ops.py)
+from mycel.ops.operations.composed_linalg_ext_ops import (ScatterAddWithAxis,  # noqa: E402
+                                                          ConcatOffsetV1)
+__all__ += ["ScatterAddWithAxis", "ConcatOffsetV1"]

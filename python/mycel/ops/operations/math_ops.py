@@ -61,3 +61,9 @@ globals().update((_n, getattr(_P, _n)) for _n in ["CompareAndBitpack", "Tridiago
 # Cauchy (composed_random_ops.py), which MindSpore defines in math_ops
 __all__ += ["Cauchy"]
 globals().update((_n, getattr(_P, _n)) for _n in ["Cauchy"])
+# The linear-algebra and special-function classes of MindSpore's ops test table
+# (composed_linalg_ext_ops.py).
+_BREADTH = ["SelfAdjointEig", "MatrixLogarithm", "MatrixSolveLs", "Betainc", "STFT",
+            "TridiagonalSolve", "RaggedRange"]
+globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
+__all__ += _BREADTH

@@ -63,3 +63,6 @@ __all__ += ["ReLUV3", "NthElement", "DataFormatVecPermute"]
 globals().update((_n, getattr(_P, _n)) for _n in ["ReLUV3", "NthElement", "DataFormatVecPermute"])
 __all__ += ["DepthwiseConv2dNative"]
 globals().update((_n, getattr(_P, _n)) for _n in ["DepthwiseConv2dNative"])
+# NuclearNorm (composed_linalg_ext_ops.py), which MindSpore defines in nn_ops
+from mycel.ops.operations.composed_linalg_ext_ops import NuclearNorm  # noqa: E402
+__all__ += ["NuclearNorm"]

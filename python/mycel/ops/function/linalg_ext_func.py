@@ -1,0 +1,348 @@
+"""Linear algebra of MindSpore's ops test table composed from table ops and the factorisations
+of linalg_func / cholesky_func / eig_func (both modes; gradients through the ops they are
+made of): self_adjoint_eig (P.SelfAdjointEig), matrix_logarithm (P.MatrixLogarithm),
+matrix_solve_ls and lstsq (P.MatrixSolveLs, P.Lstsq, ops.lstsq), tridiagonal_solve
+(P.TridiagonalSolve) and nuclear_norm (P.NuclearNorm).
+
+- self_adjoint_eig: the cyclic Jacobi eigenvalue method on the symmetric matrix built from
+  the input's lower triangle (as LAPACK's and Eigen's solvers read it): each rotation
+  A <- J^T A J zeroes A[p, q] with t = sign(z) / (|z| + sqrt(1 + z^2)),
+  z = (A[q, q] - A[p, p]) / (2 A[p, q]), c = 1 / sqrt(1 + t^2), s = c t (no rotation where
+  A[p, q] is negligible). The sweeps are unrolled, 8 + N / 4 of them (convergence is
+  quadratic once the off-diagonal part is small): about 1e-15 relative in float64 for the
+  small matrices this is meant for (graph mode compiles every rotation). Eigenvalues come
+  ascending, the eigenvectors as columns of unit length (their signs are not normalised).
+  Real (float32/float64) input only.
+- matrix_logarithm: the principal logarithm through the eigendecomposition (the op table's
+  Eig): log A = V diag(log w) V^-1, V^-1 applied by linalg_func.matrix_solve. Exact up to
+  Eig's accuracy for diagonalisable matrices with a well-conditioned V (about 1e-6 relative
+  in complex64, 1e-13 in complex128 for cond(V) ~ 10); a defective (non-diagonalisable)
+  matrix has no such V, and the result is then inaccurate (scipy's logm uses an inverse
+  scaling and squaring method that handles it). Complex input, as MindSpore's.
+- matrix_solve_ls / lstsq: fast=True solves the regularised normal equations by Cholesky,
+  (A^T A + l2 I) X = A^T B for M >= N and X = A^T (A A^T + l2 I)^-1 B for M < N (the
+  minimum-norm solution); fast=False gives the minimum-norm least-squares solution from the
+  SVD (pinv), also for rank-deficient A, and ignores l2 (as TensorFlow's MatrixSolveLs).
+- tridiagonal_solve: the dense tridiagonal matrix from its three diagonals, solved by
+  Gaussian elimination with partial pivoting (linalg_func.matrix_solve, O(M) unrolled
+  steps): the same answer with partial_pivoting False (mathematically equal; no pivoting is
+  not less accurate here). A singular system gives inf/NaN.
+- nuclear_norm: the sum of the singular values (linalg_func.svd) over two dimensions.
+"""
+import numpy as np
+
+from mycel import _mycel as _C
+from mycel.ops.function._util import prim, as_tensor
+from mycel.ops.primitive import constexpr
+from mycel.ops.function import linalg_func as _la
+from mycel.ops.function import cholesky_func as _chol
+
+__all__ = ["self_adjoint_eig", "matrix_logarithm", "matrix_solve_ls", "lstsq",
+           "tridiagonal_solve", "nuclear_norm"]
+
+_FLOATS = (_C.float32, _C.float64)
+_COMPLEX = (_C.complex64, _C.complex128)
+
+
+def _np_dtype(dtype):
+    return {_C.float64: np.float64, _C.complex64: np.complex64,
+            _C.complex128: np.complex128}.get(dtype, np.float32)
+
+
+def _t(a):
+    n = a.ndim
+    return prim("Transpose")(a, tuple(range(n - 2)) + (n - 1, n - 2))
+
+
+def _mm(a, b):
+    return prim("BatchMatMul")(a, b) if a.ndim > 2 or b.ndim > 2 else prim("MatMul")(a, b)
+
+
+def _check_tensor(x, op, name):
+    if not isinstance(x, _C.Tensor):
+        raise TypeError(f"For '{op}', '{name}' must be a Tensor, but got {type(x).__name__}.")
+    return x
+
+
+# ---- self_adjoint_eig -----------------------------------------------------------------------
+
+@constexpr
+def _eigh_plan(shape, dtype, op):
+    if dtype not in _FLOATS:
+        raise TypeError(f"For '{op}', the input must be float32 or float64, but got {dtype} "
+                        f"(complex Hermitian input is not supported).")
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ValueError(f"For '{op}', the input must be [..., N, N], but got shape "
+                         f"{tuple(shape)}.")
+    return shape[-1], 8 + shape[-1] // 4
+
+
+@constexpr
+def _rotation_masks(n, p, q, dtype):
+    """(E_pp, E_qq, E_pq, E_pp + E_qq, E_pq - E_qp, I) as [N, N] constants."""
+    d = _np_dtype(dtype)
+
+    def unit(i, j):
+        e = np.zeros((n, n), d)
+        e[i, j] = 1
+        return e
+    out = (unit(p, p), unit(q, q), unit(p, q), unit(p, p) + unit(q, q),
+           unit(p, q) - unit(q, p), np.eye(n, dtype=d))
+    return tuple(_C.Tensor(m) for m in out)
+
+
+@constexpr
+def _lower_masks(n, dtype):
+    d = _np_dtype(dtype)
+    return _C.Tensor(np.tril(np.ones((n, n), d), -1)), _C.Tensor(np.eye(n, dtype=d))
+
+
+def _entry(a, mask):
+    """a[..., p, q] as [..., 1, 1] (mask the one-hot E_pq)."""
+    return prim("ReduceSum", keep_dims=True)(prim("Mul")(a, mask), (-2, -1))
+
+
+def _jacobi_eigh(a, n, sweeps):
+    """(A' nearly diagonal, V) with A = V A' V^T, a symmetric [..., N, N]."""
+    tiny = 1e-300 if a.dtype == _C.float64 else 1e-37
+    v = prim("BroadcastTo", shape=tuple(a.shape))(_rotation_masks(n, 0, 0, a.dtype)[5])
+    for _ in range(sweeps):
+        for p in range(n - 1):
+            for q in range(p + 1, n):
+                e_pp, e_qq, e_pq, diag2, skew, eye = _rotation_masks(n, p, q, a.dtype)
+                app, aqq, apq = _entry(a, e_pp), _entry(a, e_qq), _entry(a, e_pq)
+                small = prim("LessEqual")(prim("Abs")(apq), 1e-15 * prim("Sqrt")(
+                    prim("Abs")(app * aqq)) + tiny)
+                apq_safe = prim("Select")(small, prim("OnesLike")(apq), apq)
+                z = (aqq - app) / (2.0 * apq_safe)
+                sz = prim("Select")(prim("GreaterEqual")(z, 0.0), prim("OnesLike")(z),
+                                    -prim("OnesLike")(z))
+                t = sz / (prim("Abs")(z) + prim("Sqrt")(1.0 + z * z))
+                t = prim("Select")(small, prim("ZerosLike")(t), t)
+                c = 1.0 / prim("Sqrt")(1.0 + t * t)
+                s = c * t
+                rot = eye + (c - 1.0) * diag2 + s * skew
+                a = _mm(_t(rot), _mm(a, rot))
+                v = _mm(v, rot)
+    return a, v
+
+
+def _gather_cols(t, order):
+    nd = t.ndim
+    idx = prim("BroadcastTo", shape=tuple(t.shape))(prim("ExpandDims")(order, nd - 2))
+    return prim("GatherD")(t, idx, nd - 1)
+
+
+def self_adjoint_eig(x, compute_v=True):
+    """(eigenvalues [..., N] ascending, eigenvectors [..., N, N] as columns) of the symmetric
+    matrices given by the lower triangle of x [..., N, N] (float32/float64); without
+    compute_v the eigenvectors are an empty tensor (shape [0]). Module docstring: Jacobi."""
+    _check_tensor(x, "SelfAdjointEig", "x")
+    if not isinstance(compute_v, bool):
+        raise TypeError(f"For 'SelfAdjointEig', 'compute_v' must be a bool, but got "
+                        f"{type(compute_v).__name__}.")
+    n, sweeps = _eigh_plan(x.shape, x.dtype, "SelfAdjointEig")
+    strict, eye = _lower_masks(n, x.dtype)
+    low = prim("Mul")(x, strict)
+    sym = low + _t(low) + prim("Mul")(x, eye)
+    d, v = _jacobi_eigh(sym, n, sweeps)
+    w = prim("ReduceSum")(prim("Mul")(d, eye), (-1,))
+    neg, order = prim("TopK", sorted=True)(-w, n)
+    if not compute_v:
+        return -neg, _C.Tensor(np.zeros(0, _np_dtype(x.dtype)))
+    return -neg, _gather_cols(v, order)
+
+
+# ---- matrix_logarithm -----------------------------------------------------------------------
+
+@constexpr
+def _logm_plan(shape, dtype):
+    if dtype not in _COMPLEX:
+        raise TypeError(f"For 'MatrixLogarithm', x must be complex64 or complex128, but got "
+                        f"{dtype}.")
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ValueError(f"For 'MatrixLogarithm', x must be [..., N, N], but got shape "
+                         f"{tuple(shape)}.")
+
+
+def matrix_logarithm(x):
+    """The principal logarithm of each square matrix of x [..., N, N] (complex64/complex128):
+    V diag(log w) V^-1 from Eig (module docstring for its accuracy)."""
+    _check_tensor(x, "MatrixLogarithm", "x")
+    _logm_plan(x.shape, x.dtype)
+    w, v = prim("Eig", compute_v=True)(x)
+    d = prim("Mul")(v, prim("ExpandDims")(prim("Log")(w), -2))  # V diag(log w)
+    # X = D V^-1  <=>  V^T X^T = D^T
+    return _t(_la.matrix_solve(_t(v), _t(d)))
+
+
+# ---- matrix_solve_ls / lstsq ----------------------------------------------------------------
+
+@constexpr
+def _ls_plan(a_shape, b_shape, a_dtype, b_dtype, op, a_name, b_name, batched):
+    if a_dtype not in (_C.float16, _C.float32, _C.float64):
+        raise TypeError(f"For '{op}', '{a_name}' must be float16, float32 or float64, but got "
+                        f"{a_dtype}.")
+    if b_dtype != a_dtype:
+        raise TypeError(f"For '{op}', '{a_name}' and '{b_name}' must have one dtype, but got "
+                        f"{a_dtype} and {b_dtype}.")
+    if batched:
+        ok = len(a_shape) >= 2 and len(b_shape) == len(a_shape) and \
+            tuple(a_shape[:-2]) == tuple(b_shape[:-2]) and a_shape[-2] == b_shape[-2]
+        want = "[..., M, N] and [..., M, K] with one batch shape"
+    else:
+        ok = len(a_shape) == 2 and len(b_shape) in (1, 2) and a_shape[0] == b_shape[0]
+        want = "[M, N] and [M, K] or [M]"
+    if not ok:
+        raise ValueError(f"For '{op}', '{a_name}' and '{b_name}' must be {want}, but got "
+                         f"shapes {tuple(a_shape)} and {tuple(b_shape)}.")
+    return a_shape[-2], a_shape[-1]
+
+
+@constexpr
+def _eye_of(n, dtype):
+    return _C.Tensor(np.eye(n, dtype=_np_dtype(dtype)))
+
+
+def _ls_solve(a, b, m, n, l2, fast):
+    """The (regularised) least-squares / minimum-norm solution X [..., N, K] of A X = B."""
+    if not fast:
+        return _mm(_la.pinv(a), b)
+    if m >= n:
+        gram = _mm(_t(a), a) + l2 * _eye_of(n, a.dtype)
+        return _chol.cholesky_solve(_mm(_t(a), b), _chol.cholesky(gram))
+    gram = _mm(a, _t(a)) + l2 * _eye_of(m, a.dtype)
+    return _mm(_t(a), _chol.cholesky_solve(b, _chol.cholesky(gram)))
+
+
+def matrix_solve_ls(matrix, rhs, l2_regularizer, fast=True):
+    """The least-squares solution X [..., N, K] of matrix [..., M, N] X = rhs [..., M, K]
+    (float32/float64), regularised by l2_regularizer (a scalar) when fast (module
+    docstring)."""
+    _check_tensor(matrix, "MatrixSolveLs", "matrix")
+    _check_tensor(rhs, "MatrixSolveLs", "rhs")
+    if not isinstance(fast, bool):
+        raise TypeError(f"For 'MatrixSolveLs', 'fast' must be a bool, but got "
+                        f"{type(fast).__name__}.")
+    m, n = _ls_plan(matrix.shape, rhs.shape, matrix.dtype, rhs.dtype, "MatrixSolveLs",
+                    "matrix", "rhs", True)
+    _no_half("MatrixSolveLs", matrix.dtype)
+    l2 = prim("Cast")(as_tensor(l2_regularizer), matrix.dtype)
+    l2 = prim("Reshape")(l2, ())
+    return _ls_solve(matrix, rhs, m, n, l2, fast)
+
+
+@constexpr
+def _no_half(op, dtype):
+    if dtype == _C.float16:
+        raise TypeError(f"For '{op}', the inputs must be float32 or float64, but got "
+                        f"Float16.")
+
+
+def lstsq(input, A, l2_regularizer=0.0, fast=True):  # noqa: A002 (MindSpore's names)
+    """The least-squares (M >= N) or minimum-norm (M < N) solution [N, K] of input [M, N] X =
+    A [M, K] (or [M]: the result is [N, 1]); float16 computes in float32."""
+    _check_tensor(input, "lstsq", "input")
+    _check_tensor(A, "lstsq", "A")
+    if isinstance(l2_regularizer, bool) or not isinstance(l2_regularizer, (int, float)):
+        raise TypeError(f"For 'lstsq', 'l2_regularizer' must be a float, but got "
+                        f"{type(l2_regularizer).__name__}.")
+    m, n = _ls_plan(input.shape, A.shape, input.dtype, A.dtype, "lstsq", "input", "A", False)
+    dt = input.dtype
+    a, b = input, A
+    if dt == _C.float16:
+        a, b = prim("Cast")(a, _C.float32), prim("Cast")(b, _C.float32)
+    if b.ndim == 1:
+        b = prim("ExpandDims")(b, -1)
+    out = _ls_solve(a, b, m, n, float(l2_regularizer), fast)
+    return prim("Cast")(out, dt) if dt == _C.float16 else out
+
+
+# ---- tridiagonal_solve ----------------------------------------------------------------------
+
+@constexpr
+def _tri_plan(d_shape, r_shape, d_dtype, r_dtype):
+    if d_dtype not in _FLOATS + _COMPLEX:
+        raise TypeError(f"For 'TridiagonalSolve', 'diagonals' must be float32, float64, "
+                        f"complex64 or complex128, but got {d_dtype}.")
+    if r_dtype != d_dtype:
+        raise TypeError(f"For 'TridiagonalSolve', 'diagonals' and 'rhs' must have one dtype, "
+                        f"but got {d_dtype} and {r_dtype}.")
+    if len(d_shape) < 2 or d_shape[-2] != 3 or len(r_shape) != len(d_shape) or \
+            tuple(r_shape[:-2]) != tuple(d_shape[:-2]) or r_shape[-2] != d_shape[-1]:
+        raise ValueError(f"For 'TridiagonalSolve', 'diagonals' must be [..., 3, M] and 'rhs' "
+                         f"[..., M, K] with its batch dimensions, but got shapes "
+                         f"{tuple(d_shape)} and {tuple(r_shape)}.")
+    return d_shape[-1]
+
+
+@constexpr
+def _band_masks(m, dtype):
+    d = _np_dtype(dtype)
+    return tuple(_C.Tensor(np.eye(m, k=k, dtype=d)) for k in (1, 0, -1))
+
+
+def _diag_row(diagonals, i):
+    nd = diagonals.ndim
+    begin = (0,) * (nd - 2) + (i, 0)
+    end = tuple(diagonals.shape[:-2]) + (i + 1, diagonals.shape[-1])
+    row = prim("StridedSlice")(diagonals, begin, end, (1,) * nd)  # [..., 1, M]
+    return _t(row)  # [..., M, 1]: scales row i of a band
+
+
+def tridiagonal_solve(diagonals, rhs, partial_pivoting=True):
+    """X [..., M, K] with T X = rhs, T the tridiagonal matrix whose superdiagonal,
+    diagonal and subdiagonal are diagonals[..., 0, :], [..., 1, :] and [..., 2, :] (the last
+    superdiagonal and first subdiagonal entries are ignored). Module docstring."""
+    _check_tensor(diagonals, "TridiagonalSolve", "diagonals")
+    _check_tensor(rhs, "TridiagonalSolve", "rhs")
+    if not isinstance(partial_pivoting, bool):
+        raise TypeError(f"For 'TridiagonalSolve', 'partial_pivoting' must be a bool, but got "
+                        f"{type(partial_pivoting).__name__}.")
+    m = _tri_plan(diagonals.shape, rhs.shape, diagonals.dtype, rhs.dtype)
+    up, mid, down = _band_masks(m, diagonals.dtype)
+    dense = _diag_row(diagonals, 0) * up + _diag_row(diagonals, 1) * mid + \
+        _diag_row(diagonals, 2) * down
+    return _la.matrix_solve(dense, rhs)
+
+
+# ---- nuclear_norm ---------------------------------------------------------------------------
+
+@constexpr
+def _nuc_plan(shape, dtype, dim):
+    if dtype not in _FLOATS:
+        raise TypeError(f"For 'NuclearNorm', the input must be float32 or float64, but got "
+                        f"{dtype}.")
+    nd = len(shape)
+    if dim is None:
+        if nd != 2:
+            raise ValueError(f"For 'NuclearNorm', dim None needs a 2-D input, but got shape "
+                             f"{tuple(shape)}.")
+        dim = (0, 1)
+    if not isinstance(dim, (list, tuple)) or len(dim) != 2 or \
+            any(isinstance(d, bool) or not isinstance(d, int) for d in dim):
+        raise ValueError(f"For 'NuclearNorm', dim must be a list or tuple of two ints, but got "
+                         f"{dim!r}.")
+    for d in dim:
+        if not -nd <= d < nd:
+            raise ValueError(f"For 'NuclearNorm', dim {dim!r} is out of range for an input of "
+                             f"{nd} dimensions.")
+    d0, d1 = dim[0] % nd, dim[1] % nd
+    if d0 == d1:
+        raise ValueError(f"For 'NuclearNorm', the two dims must differ, but got {dim!r}.")
+    rest = tuple(i for i in range(nd) if i not in (d0, d1))
+    kept = tuple(1 if i in (d0, d1) else shape[i] for i in range(nd))
+    return rest + (d0, d1), kept
+
+
+def nuclear_norm(x, dim=None, keepdim=False):
+    """The sum of the singular values of the matrices of x over the two dimensions dim (both
+    of a 2-D x when None); keepdim keeps them with size 1."""
+    _check_tensor(x, "NuclearNorm", "x")
+    if not isinstance(keepdim, bool):
+        raise TypeError(f"For 'NuclearNorm', 'keepdim' must be a bool, but got "
+                        f"{type(keepdim).__name__}.")
+    perm, kept = _nuc_plan(x.shape, x.dtype, dim if dim is None else tuple(dim))
+    s = _la.svd(prim("Transpose")(x, perm), compute_uv=False)
+    out = prim("ReduceSum")(s, (-1,))
+    return prim("Reshape")(out, kept) if keepdim else out
