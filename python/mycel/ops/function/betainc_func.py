@@ -9,8 +9,8 @@ compiles one program). It converges fast for x < (a + 1) / (a + b + 2); elsewher
 I_x(a, b) = 1 - I_{1-x}(b, a) is used, so each element takes the converging side. The
 number of steps needed grows like sqrt(max(a, b)): with 200 steps the result agrees with
 scipy.special.betainc to about 1e-13 absolute for a, b up to 100 and 2e-11 up to 1e4 (where
-lgamma's error dominates); float32 results are correctly rounded to about 1e-7. a <= 0, b <= 0, x outside [0, 1] or NaN give NaN; x = 0 gives 0 and x = 1
-gives 1.
+lgamma's error dominates); float32 results are correctly rounded to about 1e-7. a <= 0,
+b <= 0, x outside [0, 1] or NaN give NaN; x = 0 gives 0 and x = 1 gives 1.
 
 Gradient: with respect to x only, as MindSpore's bprop: dI/dx = x^(a-1) (1-x)^(b-1) / B(a, b);
 a and b get zero gradients (their derivatives have no closed form). betainc is a
