@@ -305,3 +305,18 @@ def test_pdist_grad_matches_torch(mode, p):
     np.testing.assert_allclose(got, np.nan_to_num(xt.grad.numpy()), rtol=1e-9, atol=1e-12)
     with pytest.raises(ValueError, match="PdistGrad"):
         G.PdistGrad(p=p)(Tensor(g[:3]), Tensor(x), Tensor(g[:3]))
+
+
+def test_non_tensor_inputs_are_typed_errors_naming_the_op():
+    t = Tensor(np.ones(3, np.float32))
+    cases = [("RaggedRange", lambda: M.RaggedRange(Tsplits=ms.int32)([1], [2], [1])),
+             ("ScatterAddWithAxis", lambda: A.ScatterAddWithAxis(0)(np.ones(3), t, t)),
+             ("ConcatOffsetV1", lambda: A.ConcatOffsetV1()(Tensor(0, ms.int32), t)),
+             ("MedianGrad", lambda: G.MedianGrad()(t, [1.0, 2.0, 3.0], t, t)),
+             ("LogitGrad", lambda: G.LogitGrad()(t, 0.5)),
+             ("MinimumGradGrad", lambda: G.MinimumGradGrad()(t, t, t, None)),
+             ("CholeskyGrad", lambda: G.CholeskyGrad()(np.eye(2), t)),
+             ("PdistGrad", lambda: G.PdistGrad()(t, "x", t))]
+    for name, call in cases:
+        with pytest.raises(TypeError, match=name):
+            call()

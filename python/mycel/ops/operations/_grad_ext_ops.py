@@ -27,6 +27,7 @@ from mycel.ops.function._util import prim
 from mycel.ops.function import cholesky_func as _chol
 from mycel.ops.function.index_add_func import tensor_scatter_elements as _scatter_elements
 from mycel.ops.operations.composed_ops import _Composed
+from mycel.ops.operations._compat_checks import _check_tensors
 
 __all__ = ["MedianGrad", "LogitGrad", "MinimumGradGrad", "MaximumGradGrad", "CholeskyGrad",
            "PdistGrad"]
@@ -72,6 +73,8 @@ class MedianGrad(_Composed):
         self.global_median, self.axis, self.keep_dims = global_median, axis, keep_dims
 
     def __call__(self, y_grad, x, y, indices):
+        _check_tensors("MedianGrad", ("y_grad", y_grad), ("x", x), ("y", y),
+                       ("indices", indices))
         out_dtype, axis = _median_grad_plan(x.dtype, y_grad.dtype, x.shape, y_grad.shape,
                                             self.global_median, self.axis, self.keep_dims)
         g = prim("Cast")(y_grad, out_dtype)
@@ -97,6 +100,7 @@ class LogitGrad(_Composed):
         self.eps = float(eps)
 
     def __call__(self, grad, input):  # noqa: A002 (MindSpore's argument name)
+        _check_tensors("LogitGrad", ("grad", grad), ("input", input))
         _float_pair("LogitGrad", grad.dtype, input.dtype)
         x = input
         dx = grad / (x * (1.0 - x))
@@ -131,6 +135,8 @@ class _ExtremumGradGrad(_Composed):
         super().__init__()
 
     def __call__(self, x1, x2, grad_y1, grad_y2):
+        _check_tensors(self._name, ("x1", x1), ("x2", x2), ("grad_y1", grad_y1),
+                       ("grad_y2", grad_y2))
         _gradgrad_check(self._name, (x1.dtype, x2.dtype, grad_y1.dtype, grad_y2.dtype),
                         (x1.shape, x2.shape, grad_y1.shape, grad_y2.shape))
         first = prim(self._cmp)(x1, x2)
@@ -174,6 +180,7 @@ class CholeskyGrad(_Composed):
         super().__init__()
 
     def __call__(self, x, grad):
+        _check_tensors("CholeskyGrad", ("x", x), ("grad", grad))
         n, phi_mask, tril = _chol_grad_plan(x.dtype, grad.dtype, x.shape, grad.shape)
         low = prim("Mul")(x, tril)
         g = prim("Mul")(grad, tril)
@@ -212,6 +219,7 @@ class PdistGrad(_Composed):
         self.p = float(p)
 
     def __call__(self, y_grad, x, y):
+        _check_tensors("PdistGrad", ("y_grad", y_grad), ("x", x), ("y", y))
         i, j, n = _pdist_plan(y_grad.dtype, x.dtype, y.dtype, y_grad.shape, x.shape, y.shape)
         if self.p == 0.0 or n < 2:
             return prim("ZerosLike")(x)

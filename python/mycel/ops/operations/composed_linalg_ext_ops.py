@@ -23,7 +23,7 @@ from mycel.ops.function.betainc_func import betainc as _betainc
 from mycel.ops.function.stft_func import stft as _stft
 from mycel.ops.function.index_add_func import tensor_scatter_elements as _scatter_elements
 from mycel.ops.function.array_ext_func import diagonal as _diagonal
-from mycel.ops.operations._compat_checks import _check_bool
+from mycel.ops.operations._compat_checks import _check_bool, _check_tensors
 from mycel.ops.operations.composed_ops import _Composed, _exporter
 
 __all__ = []
@@ -223,6 +223,7 @@ class RaggedRange(_Composed):
         self.Tsplits = Tsplits
 
     def __call__(self, starts, limits, deltas):
+        _check_tensors("RaggedRange", ("starts", starts), ("limits", limits), ("deltas", deltas))
         _rr_check(starts.dtype, limits.dtype, deltas.dtype)
         return (_rr_splits(starts, limits, deltas, self.Tsplits),
                 _rr_values(starts, limits, deltas))
@@ -258,6 +259,8 @@ class ScatterAddWithAxis(_Composed):
         self.axis = axis
 
     def __call__(self, input_x, indices, updates):
+        _check_tensors("ScatterAddWithAxis", ("input_x", input_x), ("indices", indices),
+                       ("updates", updates))
         _scatter_axis_check(input_x.dtype, indices.dtype, input_x.shape, indices.shape,
                             updates.shape, self.axis)
         new = _scatter_elements(input_x, indices, updates, self.axis, "add")
@@ -290,6 +293,11 @@ class ConcatOffsetV1(_Composed):
         super().__init__()
 
     def __call__(self, axis, x):
+        _check_tensors("ConcatOffsetV1", ("axis", axis))
+        if not isinstance(x, (tuple, list)):
+            raise TypeError(f"For 'ConcatOffsetV1', 'x' must be a tuple or list of Tensors, "
+                            f"but got {type(x).__name__}.")
+        _check_tensors("ConcatOffsetV1", *(("x", t) for t in x))
         pos, rank = _offset_v1_plan(tuple(t.dtype for t in x), tuple(t.shape for t in x),
                                     axis.dtype, axis.shape)
         ax = prim("Reshape")(axis, ())
