@@ -69,9 +69,24 @@ def test_self_adjoint_eig_gradient_of_eigenvalues():
     np.testing.assert_allclose(got, want, atol=1e-8)
 
 
+@pytest.mark.parametrize("dtype,tol", [(np.complex128, 1e-12), (np.complex64, 2e-5)])
+def test_self_adjoint_eig_hermitian_matches_numpy(mode, dtype, tol):
+    a = (RNG.standard_normal((2, 4, 4)) + 1j * RNG.standard_normal((2, 4, 4))).astype(dtype)
+    w, v = _Fn(M.SelfAdjointEig())(Tensor(a))
+    w, v = w.asnumpy(), v.asnumpy()
+    assert w.dtype == dtype and v.dtype == dtype
+    np.testing.assert_allclose(w, np.linalg.eigh(a.astype(np.complex128))[0], atol=tol)
+    low = np.tril(a.astype(np.complex128), -1)
+    herm = low + np.conj(np.swapaxes(low, -1, -2)) + \
+        np.real(np.diagonal(a, 0, -2, -1))[..., None] * np.eye(4)
+    np.testing.assert_allclose(herm @ v, v * w[..., None, :], atol=50 * tol)
+    np.testing.assert_allclose(np.conj(np.swapaxes(v, -1, -2)) @ v,
+                               np.broadcast_to(np.eye(4), v.shape), atol=50 * tol)
+
+
 def test_self_adjoint_eig_errors():
     with pytest.raises(TypeError, match="SelfAdjointEig"):
-        M.SelfAdjointEig()(Tensor(np.eye(2, dtype=np.complex64)))
+        M.SelfAdjointEig()(Tensor(np.eye(2, dtype=np.int32)))
     with pytest.raises(ValueError, match="SelfAdjointEig"):
         M.SelfAdjointEig()(Tensor(np.ones((2, 3))))
     with pytest.raises(TypeError, match="SelfAdjointEig"):

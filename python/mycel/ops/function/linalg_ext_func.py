@@ -4,15 +4,15 @@ made of): self_adjoint_eig (P.SelfAdjointEig), matrix_logarithm (P.MatrixLogarit
 matrix_solve_ls and lstsq (P.MatrixSolveLs, P.Lstsq, ops.lstsq), tridiagonal_solve
 (P.TridiagonalSolve) and nuclear_norm (P.NuclearNorm).
 
-- self_adjoint_eig: the cyclic Jacobi eigenvalue method on the symmetric matrix built from
-  the input's lower triangle (as LAPACK's and Eigen's solvers read it): each rotation
-  A <- J^T A J zeroes A[p, q] with t = sign(z) / (|z| + sqrt(1 + z^2)),
-  z = (A[q, q] - A[p, p]) / (2 A[p, q]), c = 1 / sqrt(1 + t^2), s = c t (no rotation where
-  A[p, q] is negligible). The sweeps are unrolled, 8 + N / 4 of them (convergence is
-  quadratic once the off-diagonal part is small): about 1e-15 relative in float64 for the
-  small matrices this is meant for (graph mode compiles every rotation). Eigenvalues come
-  ascending, the eigenvectors as columns of unit length (their signs are not normalised).
-  Real (float32/float64) input only.
+- self_adjoint_eig: the cyclic Jacobi eigenvalue method on the symmetric (Hermitian) matrix
+  built from the input's lower triangle (as LAPACK's and Eigen's solvers read it): each
+  rotation A <- J^H A J zeroes A[p, q] with t = sign(z) / (|z| + sqrt(1 + z^2)),
+  z = (A[q, q] - A[p, p]) / (2 |A[p, q]|), c = 1 / sqrt(1 + t^2), s = c t (a complex A[p, q]'s
+  phase goes into J; no rotation where A[p, q] is negligible). The sweeps are unrolled,
+  8 + N / 4 of them (convergence is quadratic once the off-diagonal part is small): about
+  1e-15 relative in float64 for the small matrices this is meant for (graph mode compiles
+  every rotation). Eigenvalues come ascending (in x's dtype; real-valued), the eigenvectors
+  as columns of unit length (their signs / phases are not normalised).
 - matrix_logarithm: the principal logarithm through the eigendecomposition (the op table's
   Eig): log A = V diag(log w) V^-1, V^-1 applied by linalg_func.matrix_solve. Exact up to
   Eig's accuracy for diagonalisable matrices with a well-conditioned V (about 1e-6 relative
@@ -68,9 +68,9 @@ def _check_tensor(x, op, name):
 
 @constexpr
 def _eigh_plan(shape, dtype, op):
-    if dtype not in _FLOATS:
-        raise TypeError(f"For '{op}', the input must be float32 or float64, but got {dtype} "
-                        f"(complex Hermitian input is not supported).")
+    if dtype not in _FLOATS + _COMPLEX:
+        raise TypeError(f"For '{op}', the input must be float32, float64, complex64 or "
+                        f"complex128, but got {dtype}.")
     if len(shape) < 2 or shape[-1] != shape[-2]:
         raise ValueError(f"For '{op}', the input must be [..., N, N], but got shape "
                          f"{tuple(shape)}.")
@@ -79,15 +79,14 @@ def _eigh_plan(shape, dtype, op):
 
 @constexpr
 def _rotation_masks(n, p, q, dtype):
-    """(E_pp, E_qq, E_pq, E_pp + E_qq, E_pq - E_qp, I) as [N, N] constants."""
+    """(E_pp, E_qq, E_pq, E_qp, I) as [N, N] constants of dtype."""
     d = _np_dtype(dtype)
 
     def unit(i, j):
         e = np.zeros((n, n), d)
         e[i, j] = 1
         return e
-    out = (unit(p, p), unit(q, q), unit(p, q), unit(p, p) + unit(q, q),
-           unit(p, q) - unit(q, p), np.eye(n, dtype=d))
+    out = (unit(p, p), unit(q, q), unit(p, q), unit(q, p), np.eye(n, dtype=d))
     return tuple(_C.Tensor(m) for m in out)
 
 
@@ -102,27 +101,54 @@ def _entry(a, mask):
     return prim("ReduceSum", keep_dims=True)(prim("Mul")(a, mask), (-2, -1))
 
 
+def _ct(a, cplx):
+    """The (conjugate) transpose of the last two axes."""
+    return prim("Conj")(_t(a)) if cplx else _t(a)
+
+
+def _as(v, cplx):
+    """A real tensor in the complex dtype when cplx (zero imaginary part)."""
+    return prim("Complex")(v, prim("ZerosLike")(v)) if cplx else v
+
+
 def _jacobi_eigh(a, n, sweeps):
-    """(A' nearly diagonal, V) with A = V A' V^T, a symmetric [..., N, N]."""
-    tiny = 1e-300 if a.dtype == _C.float64 else 1e-37
-    v = prim("BroadcastTo", shape=tuple(a.shape))(_rotation_masks(n, 0, 0, a.dtype)[5])
+    """(A' nearly diagonal, V) with A = V A' V^H, a Hermitian (real symmetric) [..., N, N].
+    A complex rotation is the real one after the phase of A[p, q] is moved onto column q:
+    U = D R, D = diag(1, ..., conj(A[p, q]) / |A[p, q]| at q, ...), so (D^H A D)[p, q] =
+    |A[p, q]| and R is the real rotation for it."""
+    cplx = a.dtype in _COMPLEX
+    tiny = 1e-300 if a.dtype in (_C.float64, _C.complex128) else 1e-37
+    v = prim("BroadcastTo", shape=tuple(a.shape))(_rotation_masks(n, 0, 0, a.dtype)[4])
     for _ in range(sweeps):
         for p in range(n - 1):
             for q in range(p + 1, n):
-                e_pp, e_qq, e_pq, diag2, skew, eye = _rotation_masks(n, p, q, a.dtype)
+                e_pp, e_qq, e_pq, e_qp, eye = _rotation_masks(n, p, q, a.dtype)
                 app, aqq, apq = _entry(a, e_pp), _entry(a, e_qq), _entry(a, e_pq)
-                small = prim("LessEqual")(prim("Abs")(apq), 1e-15 * prim("Sqrt")(
-                    prim("Abs")(app * aqq)) + tiny)
-                apq_safe = prim("Select")(small, prim("OnesLike")(apq), apq)
-                z = (aqq - app) / (2.0 * apq_safe)
+                if cplx:
+                    app, aqq = prim("Real")(app), prim("Real")(aqq)
+                mag = prim("Abs")(apq)
+                small = prim("LessEqual")(mag, 1e-15 * prim("Sqrt")(prim("Abs")(app * aqq)) +
+                                          tiny)
+                mag_safe = prim("Select")(small, prim("OnesLike")(mag), mag)
+                # the real rotation of a real A[p, q] keeps its sign; a complex one's phase
+                # goes into D, leaving |A[p, q]|
+                den = mag_safe if cplx else prim("Select")(small, prim("OnesLike")(apq), apq)
+                z = (aqq - app) / (2.0 * den)
                 sz = prim("Select")(prim("GreaterEqual")(z, 0.0), prim("OnesLike")(z),
                                     -prim("OnesLike")(z))
                 t = sz / (prim("Abs")(z) + prim("Sqrt")(1.0 + z * z))
                 t = prim("Select")(small, prim("ZerosLike")(t), t)
                 c = 1.0 / prim("Sqrt")(1.0 + t * t)
                 s = c * t
-                rot = eye + (c - 1.0) * diag2 + s * skew
-                a = _mm(_t(rot), _mm(a, rot))
+                if cplx:
+                    phase = prim("Conj")(apq) / _as(mag_safe, True)
+                    phase = prim("Select")(small, prim("OnesLike")(phase), phase)
+                    cc, sc = _as(c, True), _as(s, True)
+                    rot = eye + (cc - 1.0) * e_pp + (cc * phase - 1.0) * e_qq + sc * e_pq - \
+                        sc * phase * e_qp
+                else:
+                    rot = eye + (c - 1.0) * (e_pp + e_qq) + s * (e_pq - e_qp)
+                a = _mm(_ct(rot, cplx), _mm(a, rot))
                 v = _mm(v, rot)
     return a, v
 
@@ -134,23 +160,32 @@ def _gather_cols(t, order):
 
 
 def self_adjoint_eig(x, compute_v=True):
-    """(eigenvalues [..., N] ascending, eigenvectors [..., N, N] as columns) of the symmetric
-    matrices given by the lower triangle of x [..., N, N] (float32/float64); without
-    compute_v the eigenvectors are an empty tensor (shape [0]). Module docstring: Jacobi."""
+    """(eigenvalues [..., N] ascending, eigenvectors [..., N, N] as columns) of the
+    symmetric / Hermitian matrices given by the lower triangle of x [..., N, N]
+    (float32/float64/complex64/complex128; the eigenvalues have x's dtype, real-valued);
+    without compute_v the eigenvectors are an empty tensor (shape [0]). Module docstring:
+    Jacobi."""
     _check_tensor(x, "SelfAdjointEig", "x")
     if not isinstance(compute_v, bool):
         raise TypeError(f"For 'SelfAdjointEig', 'compute_v' must be a bool, but got "
                         f"{type(compute_v).__name__}.")
     n, sweeps = _eigh_plan(x.shape, x.dtype, "SelfAdjointEig")
+    cplx = x.dtype in _COMPLEX
     strict, eye = _lower_masks(n, x.dtype)
     low = prim("Mul")(x, strict)
-    sym = low + _t(low) + prim("Mul")(x, eye)
+    diag = prim("Mul")(x, eye)
+    if cplx:
+        diag = _as(prim("Real")(diag), True)  # the imaginary part of the diagonal is not read
+    sym = low + _ct(low, cplx) + diag
     d, v = _jacobi_eigh(sym, n, sweeps)
     w = prim("ReduceSum")(prim("Mul")(d, eye), (-1,))
+    if cplx:
+        w = prim("Real")(w)
     neg, order = prim("TopK", sorted=True)(-w, n)
+    w = _as(-neg, cplx)
     if not compute_v:
-        return -neg, _C.Tensor(np.zeros(0, _np_dtype(x.dtype)))
-    return -neg, _gather_cols(v, order)
+        return w, _C.Tensor(np.zeros(0, _np_dtype(x.dtype)))
+    return w, _gather_cols(v, order)
 
 
 # ---- matrix_logarithm -----------------------------------------------------------------------

@@ -33,8 +33,8 @@ _export = _exporter(__all__, globals())
 @_export
 class SelfAdjointEig(_Composed):
     """SelfAdjointEig(compute_v=True)(x): (eigenvalues ascending, eigenvectors as columns) of
-    the symmetric matrices given by the lower triangle of x [..., N, N] (float32/float64;
-    cyclic Jacobi, linalg_ext_func)."""
+    the symmetric / Hermitian matrices given by the lower triangle of x [..., N, N]
+    (float32/float64/complex64/complex128; cyclic Jacobi, linalg_ext_func)."""
 
     def __init__(self, compute_v=True):
         _check_bool("SelfAdjointEig", "compute_v", compute_v)
