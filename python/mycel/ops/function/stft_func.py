@@ -111,7 +111,9 @@ def _full_window(window, win_length, n_fft, dtype):
     return w
 
 
-def _defaults(n_fft, hop_length, win_length):
+def _defaults(op, n_fft, hop_length, win_length):
+    if isinstance(n_fft, bool) or not isinstance(n_fft, int) or n_fft <= 0:
+        raise ValueError(f"For '{op}', n_fft must be a positive int, but got {n_fft!r}.")
     hop = n_fft // 4 if hop_length is None else hop_length
     win = n_fft if win_length is None else win_length
     return hop, win
@@ -133,7 +135,7 @@ def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True,
     False. hop_length defaults to n_fft // 4, win_length to n_fft, onesided to True for real
     x and window, return_complex to whether x or the window is complex."""
     x = as_tensor(x)
-    hop, win = _defaults(n_fft, hop_length, win_length)
+    hop, win = _defaults("stft", n_fft, hop_length, win_length)
     if window is not None:
         window = as_tensor(window)
     pad, mode, n_frames = _stft_plan(
@@ -224,7 +226,7 @@ def istft(x, n_fft, hop_length=None, win_length=None, window=None, center=True,
     """The inverse of stft for a complex x [..., n_freq, n_frames] (module docstring): the
     real signal [..., length] (complex when return_complex)."""
     x = as_tensor(x)
-    hop, win = _defaults(n_fft, hop_length, win_length)
+    hop, win = _defaults("istft", n_fft, hop_length, win_length)
     if window is not None:
         window = as_tensor(window)
     if onesided is None:
