@@ -211,6 +211,13 @@ def test_tridiagonal_solve_matches_scipy(mode, pivot):
     np.testing.assert_allclose(got, np.linalg.solve(_dense_tri(ms_d), ms_r), rtol=1e-5)
 
 
+def test_tridiagonal_solve_complex(mode):
+    d = RNG.standard_normal((3, 5)) + 1j * RNG.standard_normal((3, 5))
+    r = RNG.standard_normal((5, 2)) + 1j * RNG.standard_normal((5, 2))
+    got = _Fn(M.TridiagonalSolve())(Tensor(d), Tensor(r)).asnumpy()
+    np.testing.assert_allclose(got, np.linalg.solve(_dense_tri(d), r), rtol=1e-10, atol=1e-12)
+
+
 def test_tridiagonal_solve_gradient_and_errors():
     d = RNG.standard_normal((3, 4)) + np.array([[0], [4], [0]])
     r = RNG.standard_normal((4, 1))
