@@ -14,7 +14,8 @@ matrix_solve_ls and lstsq (P.MatrixSolveLs, P.Lstsq, ops.lstsq), tridiagonal_sol
   every rotation). Eigenvalues come ascending (in x's dtype; real-valued), the eigenvectors
   as columns of unit length (their signs / phases are not normalised).
 - matrix_logarithm: the principal logarithm through the eigendecomposition (the op table's
-  Eig): log A = V diag(log w) V^-1, V^-1 applied by linalg_func.matrix_solve. Exact up to
+  Eig, differentiable through eig_func's backward): log A = V diag(log w) V^-1, V^-1 applied
+  by linalg_func.matrix_solve. Exact up to
   Eig's accuracy for diagonalisable matrices with a well-conditioned V (about 1e-6 relative
   in complex64, 1e-13 in complex128 for cond(V) ~ 10); a defective (non-diagonalisable)
   matrix has no such V, and the result is then inaccurate (scipy's logm uses an inverse
@@ -36,6 +37,7 @@ from mycel.ops.function._util import prim, as_tensor
 from mycel.ops.primitive import constexpr
 from mycel.ops.function import linalg_func as _la
 from mycel.ops.function import cholesky_func as _chol
+from mycel.ops.function.eig_func import eig as _eig
 
 __all__ = ["self_adjoint_eig", "matrix_logarithm", "matrix_solve_ls", "lstsq",
            "tridiagonal_solve", "nuclear_norm"]
@@ -205,7 +207,7 @@ def matrix_logarithm(x):
     V diag(log w) V^-1 from Eig (module docstring for its accuracy)."""
     _check_tensor(x, "MatrixLogarithm", "x")
     _logm_plan(x.shape, x.dtype)
-    w, v = prim("Eig", compute_v=True)(x)
+    w, v = _eig(x)  # eig_func's: differentiable (the table's Eig is NODIFF)
     d = prim("Mul")(v, prim("ExpandDims")(prim("Log")(w), -2))  # V diag(log w)
     # X = D V^-1  <=>  V^T X^T = D^T
     return _t(_la.matrix_solve(_t(v), _t(d)))
