@@ -165,6 +165,27 @@ def test_matrix_solve_ls_regularised_and_rank_deficient(mode):
     np.testing.assert_allclose(got, np.linalg.lstsq(r, b[:5], rcond=None)[0], atol=1e-8)
 
 
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize("mn", [(5, 3), (2, 4)])
+def test_matrix_solve_ls_complex_matches_numpy(mode, fast, mn):
+    m, n = mn
+    a = RNG.standard_normal((m, n)) + 1j * RNG.standard_normal((m, n))
+    b = RNG.standard_normal((m, 2)) + 1j * RNG.standard_normal((m, 2))
+    got = _Fn(M.MatrixSolveLs(fast=fast))(Tensor(a), Tensor(b),
+                                          Tensor(0.0, ms.float64)).asnumpy()
+    assert got.dtype == np.complex128
+    np.testing.assert_allclose(got, np.linalg.lstsq(a, b, rcond=None)[0], atol=1e-10)
+    if fast:
+        l2 = 0.3
+        got = _Fn(M.MatrixSolveLs())(Tensor(a.astype(np.complex64)),
+                                     Tensor(b.astype(np.complex64)),
+                                     Tensor(l2, ms.float64)).asnumpy()
+        ah = a.conj().T
+        want = np.linalg.solve(ah @ a + l2 * np.eye(n), ah @ b) if m >= n else \
+            ah @ np.linalg.solve(a @ ah + l2 * np.eye(m), b)
+        np.testing.assert_allclose(got, want, atol=1e-5)
+
+
 def test_lstsq_and_ops_lstsq(mode):
     x = np.array([[2, 1, 5], [3, 5, 1], [1, 1, 1]], np.float32)  # MindSpore's example
     a = np.array([[10, 5], [15, 8], [7, 4]], np.float32)
@@ -200,6 +221,9 @@ def test_matrix_solve_ls_gradient_matches_finite_differences():
 def test_least_squares_errors():
     with pytest.raises(TypeError, match="MatrixSolveLs"):
         M.MatrixSolveLs()(Tensor(np.eye(2)), Tensor(np.ones((2, 1), np.float32)),
+                          Tensor(0.0, ms.float64))
+    with pytest.raises(TypeError, match="MatrixSolveLs"):
+        M.MatrixSolveLs()(Tensor(np.eye(2, dtype=np.int32)), Tensor(np.ones((2, 1), np.int32)),
                           Tensor(0.0, ms.float64))
     with pytest.raises(ValueError, match="MatrixSolveLs"):
         M.MatrixSolveLs()(Tensor(np.eye(2)), Tensor(np.ones((3, 1))), Tensor(0.0, ms.float64))

@@ -26,6 +26,8 @@ matrix_solve_ls and lstsq (P.MatrixSolveLs, P.Lstsq, ops.lstsq), tridiagonal_sol
   (A^T A + l2 I) X = A^T B for M >= N and X = A^T (A A^T + l2 I)^-1 B for M < N (the
   minimum-norm solution); fast=False gives the minimum-norm least-squares solution from the
   SVD (pinv), also for rank-deficient A, and ignores l2 (as TensorFlow's MatrixSolveLs).
+  A complex system is solved as its real embedding [[Ar, -Ai], [Ai, Ar]] (same residual
+  and solution norms, so the same solution).
 - tridiagonal_solve: the dense tridiagonal matrix from its three diagonals, solved by
   Gaussian elimination with partial pivoting (linalg_func.matrix_solve, O(M) unrolled
   steps): the same answer with partial_pivoting False (mathematically equal; no pivoting is
@@ -244,7 +246,10 @@ def matrix_logarithm(x):
 
 @constexpr
 def _ls_plan(a_shape, b_shape, a_dtype, b_dtype, op, a_name, b_name, batched):
-    if a_dtype not in (_C.float16, _C.float32, _C.float64):
+    if batched and a_dtype not in _FLOATS + _COMPLEX:
+        raise TypeError(f"For '{op}', '{a_name}' must be float32, float64, complex64 or "
+                        f"complex128, but got {a_dtype}.")
+    if not batched and a_dtype not in (_C.float16, _C.float32, _C.float64):
         raise TypeError(f"For '{op}', '{a_name}' must be float16, float32 or float64, but got "
                         f"{a_dtype}.")
     if b_dtype != a_dtype:
@@ -281,8 +286,8 @@ def _ls_solve(a, b, m, n, l2, fast):
 
 def matrix_solve_ls(matrix, rhs, l2_regularizer, fast=True):
     """The least-squares solution X [..., N, K] of matrix [..., M, N] X = rhs [..., M, K]
-    (float32/float64), regularised by l2_regularizer (a scalar) when fast (module
-    docstring)."""
+    (float32/float64/complex64/complex128; complex systems solved as their real embedding),
+    regularised by l2_regularizer (a scalar) when fast (module docstring)."""
     _check_tensor(matrix, "MatrixSolveLs", "matrix")
     _check_tensor(rhs, "MatrixSolveLs", "rhs")
     if not isinstance(fast, bool):
@@ -290,17 +295,23 @@ def matrix_solve_ls(matrix, rhs, l2_regularizer, fast=True):
                         f"{type(fast).__name__}.")
     m, n = _ls_plan(matrix.shape, rhs.shape, matrix.dtype, rhs.dtype, "MatrixSolveLs",
                     "matrix", "rhs", True)
-    _no_half("MatrixSolveLs", matrix.dtype)
-    l2 = prim("Cast")(as_tensor(l2_regularizer), matrix.dtype)
-    l2 = prim("Reshape")(l2, ())
-    return _ls_solve(matrix, rhs, m, n, l2, fast)
-
-
-@constexpr
-def _no_half(op, dtype):
-    if dtype == _C.float16:
-        raise TypeError(f"For '{op}', the inputs must be float32 or float64, but got "
-                        f"Float16.")
+    cplx = matrix.dtype in _COMPLEX
+    real = (_C.float64 if matrix.dtype == _C.complex128 else _C.float32) if cplx else \
+        matrix.dtype
+    l2 = prim("Reshape")(prim("Cast")(as_tensor(l2_regularizer), real), ())
+    if not cplx:
+        return _ls_solve(matrix, rhs, m, n, l2, fast)
+    # A X = B in complex numbers is [[Ar, -Ai], [Ai, Ar]] [Xr; Xi] = [Br; Bi] in real ones,
+    # with the same residual and solution norms: the same (regularised, minimum-norm) solution
+    ar, ai = prim("Real")(matrix), prim("Imag")(matrix)
+    big = prim("Concat", axis=-2)((prim("Concat", axis=-1)((ar, -ai)),
+                                   prim("Concat", axis=-1)((ai, ar))))
+    rb = prim("Concat", axis=-2)((prim("Real")(rhs), prim("Imag")(rhs)))
+    x = _ls_solve(big, rb, 2 * m, 2 * n, l2, fast)
+    nd = x.ndim
+    top = prim("StridedSlice")(x, (0,) * nd, tuple(x.shape[:-2]) + (n, x.shape[-1]), (1,) * nd)
+    bottom = prim("StridedSlice")(x, (0,) * (nd - 2) + (n, 0), tuple(x.shape), (1,) * nd)
+    return prim("Complex")(top, bottom)
 
 
 def lstsq(input, A, l2_regularizer=0.0, fast=True):  # noqa: A002 (MindSpore's names)
