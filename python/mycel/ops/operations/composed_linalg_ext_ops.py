@@ -60,9 +60,9 @@ class MatrixLogarithm(_Composed):
 @_export
 class MatrixSolveLs(_Composed):
     """MatrixSolveLs(fast=True)(matrix, rhs, l2): the least-squares solution [..., N, K] of
-    matrix [..., M, N] X = rhs [..., M, K] (float32/float64/complex); fast: Cholesky of the normal
-    equations regularised by the scalar l2; otherwise the minimum-norm solution by SVD (l2
-    ignored)."""
+    matrix [..., M, N] X = rhs [..., M, K] (float32/float64/complex64/complex128); fast:
+    Cholesky of the normal equations regularised by the scalar l2; otherwise the
+    minimum-norm solution by SVD (l2 ignored)."""
 
     def __init__(self, fast=True):
         _check_bool("MatrixSolveLs", "fast", fast)
