@@ -27,7 +27,8 @@ matrix_solve_ls and lstsq (P.MatrixSolveLs, P.Lstsq, ops.lstsq), tridiagonal_sol
   minimum-norm solution); fast=False gives the minimum-norm least-squares solution from the
   SVD (pinv), also for rank-deficient A, and ignores l2 (as TensorFlow's MatrixSolveLs).
   A complex system is solved as its real embedding [[Ar, -Ai], [Ai, Ar]] (same residual
-  and solution norms, so the same solution).
+  and solution norms, so the same solution). Single (and half) precision inputs compute in
+  double (the normal equations square A's condition number) and return their own dtype.
 - tridiagonal_solve: the dense tridiagonal matrix from its three diagonals, solved by
   Gaussian elimination with partial pivoting (linalg_func.matrix_solve, O(M) unrolled
   steps): the same answer with partial_pivoting False (mathematically equal; no pivoting is
@@ -70,10 +71,20 @@ def _check_tensor(x, op, name):
     return x
 
 
+def _check_static(shape, op):
+    """A ValueError naming op for a dimension known only at run time (GRAPH mode's dynamic
+    shapes): these compositions unroll over the matrix size."""
+    if any(d is None or d < 0 for d in shape):
+        raise ValueError(f"For '{op}', the shape must be known at compile time (the "
+                         f"computation is unrolled over the matrix size), but got "
+                         f"{tuple(shape)}.")
+
+
 # ---- self_adjoint_eig -----------------------------------------------------------------------
 
 @constexpr
 def _eigh_plan(shape, dtype, op):
+    _check_static(shape, op)
     if dtype not in _FLOATS + _COMPLEX:
         raise TypeError(f"For '{op}', the input must be float32, float64, complex64 or "
                         f"complex128, but got {dtype}.")
@@ -223,6 +234,7 @@ def self_adjoint_eig(x, compute_v=True):
 
 @constexpr
 def _logm_plan(shape, dtype):
+    _check_static(shape, "MatrixLogarithm")
     if dtype not in _COMPLEX:
         raise TypeError(f"For 'MatrixLogarithm', x must be complex64 or complex128, but got "
                         f"{dtype}.")
@@ -246,6 +258,7 @@ def matrix_logarithm(x):
 
 @constexpr
 def _ls_plan(a_shape, b_shape, a_dtype, b_dtype, op, a_name, b_name, batched):
+    _check_static(tuple(a_shape) + tuple(b_shape), op)
     if batched and a_dtype not in _FLOATS + _COMPLEX:
         raise TypeError(f"For '{op}', '{a_name}' must be float32, float64, complex64 or "
                         f"complex128, but got {a_dtype}.")
@@ -296,11 +309,13 @@ def matrix_solve_ls(matrix, rhs, l2_regularizer, fast=True):
     m, n = _ls_plan(matrix.shape, rhs.shape, matrix.dtype, rhs.dtype, "MatrixSolveLs",
                     "matrix", "rhs", True)
     cplx = matrix.dtype in _COMPLEX
-    real = (_C.float64 if matrix.dtype == _C.complex128 else _C.float32) if cplx else \
-        matrix.dtype
-    l2 = prim("Reshape")(prim("Cast")(as_tensor(l2_regularizer), real), ())
+    dt = matrix.dtype
+    if dt in (_C.float32, _C.complex64):  # the normal equations square cond(A): use doubles
+        wide = _C.complex128 if cplx else _C.float64
+        matrix, rhs = prim("Cast")(matrix, wide), prim("Cast")(rhs, wide)
+    l2 = prim("Reshape")(prim("Cast")(as_tensor(l2_regularizer), _C.float64), ())
     if not cplx:
-        return _ls_solve(matrix, rhs, m, n, l2, fast)
+        return prim("Cast")(_ls_solve(matrix, rhs, m, n, l2, fast), dt)
     # A X = B in complex numbers is [[Ar, -Ai], [Ai, Ar]] [Xr; Xi] = [Br; Bi] in real ones,
     # with the same residual and solution norms: the same (regularised, minimum-norm) solution
     ar, ai = prim("Real")(matrix), prim("Imag")(matrix)
@@ -311,7 +326,7 @@ def matrix_solve_ls(matrix, rhs, l2_regularizer, fast=True):
     nd = x.ndim
     top = prim("StridedSlice")(x, (0,) * nd, tuple(x.shape[:-2]) + (n, x.shape[-1]), (1,) * nd)
     bottom = prim("StridedSlice")(x, (0,) * (nd - 2) + (n, 0), tuple(x.shape), (1,) * nd)
-    return prim("Complex")(top, bottom)
+    return prim("Cast")(prim("Complex")(top, bottom), dt)
 
 
 def lstsq(input, A, l2_regularizer=0.0, fast=True):  # noqa: A002 (MindSpore's names)
@@ -325,18 +340,19 @@ def lstsq(input, A, l2_regularizer=0.0, fast=True):  # noqa: A002 (MindSpore's n
     m, n = _ls_plan(input.shape, A.shape, input.dtype, A.dtype, "lstsq", "input", "A", False)
     dt = input.dtype
     a, b = input, A
-    if dt == _C.float16:
-        a, b = prim("Cast")(a, _C.float32), prim("Cast")(b, _C.float32)
+    if dt != _C.float64:  # the normal equations square the condition number: use doubles
+        a, b = prim("Cast")(a, _C.float64), prim("Cast")(b, _C.float64)
     if b.ndim == 1:
         b = prim("ExpandDims")(b, -1)
     out = _ls_solve(a, b, m, n, float(l2_regularizer), fast)
-    return prim("Cast")(out, dt) if dt == _C.float16 else out
+    return prim("Cast")(out, dt) if dt != _C.float64 else out
 
 
 # ---- tridiagonal_solve ----------------------------------------------------------------------
 
 @constexpr
 def _tri_plan(d_shape, r_shape, d_dtype, r_dtype):
+    _check_static(tuple(d_shape) + tuple(r_shape), "TridiagonalSolve")
     if d_dtype not in _FLOATS + _COMPLEX:
         raise TypeError(f"For 'TridiagonalSolve', 'diagonals' must be float32, float64, "
                         f"complex64 or complex128, but got {d_dtype}.")
@@ -385,6 +401,7 @@ def tridiagonal_solve(diagonals, rhs, partial_pivoting=True):
 
 @constexpr
 def _nuc_plan(shape, dtype, dim):
+    _check_static(shape, "NuclearNorm")
     if dtype not in _FLOATS:
         raise TypeError(f"For 'NuclearNorm', the input must be float32 or float64, but got "
                         f"{dtype}.")
@@ -421,3 +438,8 @@ def nuclear_norm(x, dim=None, keepdim=False):
     s = _la.svd(prim("Transpose")(x, perm), compute_uv=False)
     out = prim("ReduceSum")(s, (-1,))
     return prim("Reshape")(out, kept) if keepdim else out
+
+
+# Tensor.lstsq(A) (attached here, as eig_func attaches eigvals: common/_tensor_linalg_methods
+# cannot import this module without an import circle through eig_func)
+_C.Tensor.lstsq = lambda self, A: lstsq(self, A)  # noqa: N803 (MindSpore's argument name)
