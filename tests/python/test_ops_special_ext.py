@@ -155,7 +155,7 @@ def test_ragged_range_pynative():
     np.testing.assert_array_equal(splits.asnumpy(), [0, 1, 1, 5])
     np.testing.assert_array_equal(vals.asnumpy(), [2, 8, 9, 10, 11])
     splits, vals = M.RaggedRange(Tsplits=ms.int64)(
-        Tensor(np.array([0.0, 5.0], np.float32)), Tensor(np.array(-1.0, np.float32)),
+        Tensor(np.array([0.0, 5.0], np.float32)), Tensor(np.array([-1.0, -1.0], np.float32)),
         Tensor(np.array([0.5, -2.5], np.float32)))
     assert splits.dtype == ms.int64 and vals.dtype == ms.float32
     np.testing.assert_array_equal(splits.asnumpy(), [0, 0, 3])
@@ -163,6 +163,13 @@ def test_ragged_range_pynative():
     with pytest.raises(ValueError, match="RaggedRange"):
         M.RaggedRange(Tsplits=ms.int32)(*(Tensor(np.array([1, 2], np.int32)),) * 2,
                                         Tensor(np.array([1, 0], np.int32)))
+    with pytest.raises(ValueError, match="RaggedRange"):  # MindSpore broadcasts no scalar
+        M.RaggedRange(Tsplits=ms.int32)(Tensor(1, ms.int32), Tensor(3, ms.int32),
+                                        Tensor(np.array([2, 5], np.int32)))
+    splits, vals = M.RaggedRange(Tsplits=ms.int32)(Tensor(1, ms.int32), Tensor(7, ms.int32),
+                                                   Tensor(2, ms.int32))
+    np.testing.assert_array_equal(splits.asnumpy(), [0, 3])
+    np.testing.assert_array_equal(vals.asnumpy(), [1, 3, 5])
     with pytest.raises(TypeError, match="RaggedRange"):
         M.RaggedRange(Tsplits=ms.float32)
 

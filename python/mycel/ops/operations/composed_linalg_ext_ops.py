@@ -171,16 +171,15 @@ def _rr_check(ds, dl, dd):
 
 
 def _rr_sizes(s, l, d):
-    """The broadcast (starts, deltas) and each range's length, on the host."""
+    """(starts, deltas) as 1-D and each range's length, on the host."""
     if max(s.ndim, l.ndim, d.ndim) > 1:
         raise ValueError(f"For 'RaggedRange', starts, limits and deltas must be 0-D or 1-D, "
                          f"but got shapes {s.shape}, {l.shape} and {d.shape}.")
-    try:
-        s, l, d = np.broadcast_arrays(np.atleast_1d(s), np.atleast_1d(l), np.atleast_1d(d))
-    except ValueError:
-        raise ValueError(f"For 'RaggedRange', starts, limits and deltas must have one length "
-                         f"(or be scalars), but got shapes {s.shape}, {l.shape} and "
-                         f"{d.shape}.") from None
+    if not s.shape == l.shape == d.shape:
+        raise ValueError(f"For 'RaggedRange', starts, limits and deltas must have one shape "
+                         f"(as MindSpore's; TensorFlow broadcasts scalars), but got shapes "
+                         f"{s.shape}, {l.shape} and {d.shape}.")
+    s, l, d = np.atleast_1d(s), np.atleast_1d(l), np.atleast_1d(d)
     if np.any(d == 0):
         raise ValueError("For 'RaggedRange', every delta must be nonzero.")
     if np.issubdtype(s.dtype, np.integer):
@@ -212,8 +211,8 @@ def _rr_values(starts, limits, deltas):
 @_export
 class RaggedRange(_Composed):
     """RaggedRange(Tsplits)(starts, limits, deltas) -> (rt_nested_splits, rt_dense_values):
-    the ranges [starts[i], limits[i]) by deltas[i] (scalars broadcast) concatenated, and the
-    row splits (dtype Tsplits, int32 or int64) where each starts. Module docstring: host."""
+    the ranges [starts[i], limits[i]) by deltas[i] (0-D or 1-D inputs of one shape)
+    concatenated, and the row splits (dtype Tsplits, int32 or int64) where each starts. Module docstring: host."""
 
     def __init__(self, Tsplits):  # noqa: N803 (MindSpore's argument name)
         if Tsplits not in (_C.int32, _C.int64):
