@@ -110,6 +110,16 @@ def test_matrix_logarithm_matches_scipy(mode, dtype, tol):
                                atol=20 * tol)
 
 
+def test_matrix_logarithm_defective_matrix_is_nan_not_wrong(mode):
+    jordan = np.array([[[1, 1], [0, 1]], [[2, 0.5], [1, 3]]], np.complex128)
+    got = _Fn(M.MatrixLogarithm())(Tensor(jordan)).asnumpy()
+    assert np.isnan(got[0]).all()  # no basis of eigenvectors: NaN, not a wrong logarithm
+    np.testing.assert_allclose(got[1], sl.logm(jordan[1]), atol=1e-12)
+    near = np.array([[1, 1e-3], [0, 1 + 1e-6]], np.complex128)  # close, but diagonalisable
+    got = _Fn(M.MatrixLogarithm())(Tensor(near)).asnumpy()
+    np.testing.assert_allclose(got, sl.logm(near), atol=1e-9)
+
+
 def test_matrix_logarithm_gradient_matches_finite_differences(mode):
     a = RNG.standard_normal((3, 3)) + 1j * RNG.standard_normal((3, 3)) + 3 * np.eye(3)
     c = RNG.standard_normal((3, 3)).astype(np.complex128)

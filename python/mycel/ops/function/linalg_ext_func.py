@@ -16,12 +16,13 @@ matrix_solve_ls and lstsq (P.MatrixSolveLs, P.Lstsq, ops.lstsq), tridiagonal_sol
   compiles every round). Eigenvalues come ascending (in x's dtype; real-valued), the eigenvectors
   as columns of unit length (their signs / phases are not normalised).
 - matrix_logarithm: the principal logarithm through the eigendecomposition (the op table's
-  Eig, differentiable through eig_func's backward): log A = V diag(log w) V^-1, V^-1 applied
-  by linalg_func.matrix_solve. Exact up to
-  Eig's accuracy for diagonalisable matrices with a well-conditioned V (about 1e-6 relative
-  in complex64, 1e-13 in complex128 for cond(V) ~ 10); a defective (non-diagonalisable)
-  matrix has no such V, and the result is then inaccurate (scipy's logm uses an inverse
-  scaling and squaring method that handles it). Complex input, as MindSpore's.
+  Eig, differentiable through eig_func's backward), in complex128: log A = V diag(log w)
+  V^-1, V^-1 applied by linalg_func.matrix_solve. Exact up to Eig's accuracy for
+  diagonalisable matrices with a well-conditioned V (about 1e-13 relative for cond(V) ~ 10).
+  A defective (non-diagonalisable) or nearly defective matrix has no usable V: where
+  V diag(w) V^-1 misses A by more than 1e-9 relative (Frobenius), the matrix's result is NaN
+  rather than a wrong logarithm (scipy's logm uses an inverse scaling and squaring method that
+  handles such matrices; not done here). Complex input, as MindSpore's.
 - matrix_solve_ls / lstsq: fast=True solves the regularised normal equations by Cholesky,
   (A^T A + l2 I) X = A^T B for M >= N and X = A^T (A A^T + l2 I)^-1 B for M < N (the
   minimum-norm solution); fast=False gives the minimum-norm least-squares solution from the
@@ -243,15 +244,35 @@ def _logm_plan(shape, dtype):
                          f"{tuple(shape)}.")
 
 
+_LOGM_RESIDUAL = 1e-9
+
+
+def _fro(t):
+    """The Frobenius norm of each matrix, as [..., 1, 1]."""
+    a = prim("Abs")(t)
+    return prim("Sqrt")(prim("ReduceSum", keep_dims=True)(a * a, (-2, -1)))
+
+
 def matrix_logarithm(x):
     """The principal logarithm of each square matrix of x [..., N, N] (complex64/complex128):
-    V diag(log w) V^-1 from Eig (module docstring for its accuracy)."""
+    V diag(log w) V^-1 from Eig, in complex128; NaN for a matrix whose eigendecomposition
+    does not reproduce it (module docstring)."""
     _check_tensor(x, "MatrixLogarithm", "x")
     _logm_plan(x.shape, x.dtype)
-    w, v = _eig(x)  # eig_func's: differentiable (the table's Eig is NODIFF)
-    d = prim("Mul")(v, prim("ExpandDims")(prim("Log")(w), -2))  # V diag(log w)
-    # X = D V^-1  <=>  V^T X^T = D^T
-    return _t(_la.matrix_solve(_t(v), _t(d)))
+    a = prim("Cast")(x, _C.complex128)
+    w, v = _eig(a)  # eig_func's: differentiable (the table's Eig is NODIFF)
+    vt = _t(v)
+
+    def times_inverse(d):  # X = D V^-1  <=>  V^T X^T = D^T
+        return _t(_la.matrix_solve(vt, _t(d)))
+    out = times_inverse(prim("Mul")(v, prim("ExpandDims")(prim("Log")(w), -2)))
+    # the guard: V diag(w) V^-1 must give A back (a defective A has no basis of eigenvectors)
+    back = times_inverse(prim("Mul")(v, prim("ExpandDims")(w, -2)))
+    scale = prim("Maximum")(_fro(a), 1e-300)
+    bad = prim("LogicalNot")(prim("LessEqual")(_fro(back - a) / scale, _LOGM_RESIDUAL))
+    out = prim("Select")(prim("BroadcastTo", shape=tuple(out.shape))(bad),
+                         prim("ZerosLike")(out) + complex(float("nan"), float("nan")), out)
+    return prim("Cast")(out, x.dtype)
 
 
 # ---- matrix_solve_ls / lstsq ----------------------------------------------------------------
