@@ -110,14 +110,49 @@ def test_matrix_logarithm_matches_scipy(mode, dtype, tol):
                                atol=20 * tol)
 
 
-def test_matrix_logarithm_defective_matrix_is_nan_not_wrong(mode):
-    jordan = np.array([[[1, 1], [0, 1]], [[2, 0.5], [1, 3]]], np.complex128)
-    got = _Fn(M.MatrixLogarithm())(Tensor(jordan)).asnumpy()
-    assert np.isnan(got[0]).all()  # no basis of eigenvectors: NaN, not a wrong logarithm
-    np.testing.assert_allclose(got[1], sl.logm(jordan[1]), atol=1e-12)
-    near = np.array([[1, 1e-3], [0, 1 + 1e-6]], np.complex128)  # close, but diagonalisable
-    got = _Fn(M.MatrixLogarithm())(Tensor(near)).asnumpy()
-    np.testing.assert_allclose(got, sl.logm(near), atol=1e-9)
+def test_matrix_logarithm_defective_matrices(mode):
+    """Jordan blocks (no basis of eigenvectors) take inverse scaling and squaring; a matrix
+    neither method can trust is NaN, not a wrong logarithm."""
+    cases = [np.array([[1, 1], [0, 1]]), np.array([[2, 1, 0], [0, 2, 1], [0, 0, 2]]),
+             np.array([[1e-3, 1], [0, 1e-3]]), np.array([[1e3, 1], [0, 1e3]]),
+             np.array([[1, 1e-3], [0, 1 + 1e-6]]),  # nearly defective: Eig still does
+             np.array([[1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 1, 0], [0, 0, 0, 2 + 1j]])]
+    for a in cases:
+        a = a.astype(np.complex128)
+        got = _Fn(M.MatrixLogarithm())(Tensor(a)).asnumpy()
+        np.testing.assert_allclose(got, sl.logm(a), atol=5e-12)
+    got = _Fn(M.MatrixLogarithm())(Tensor(np.array([[-1, 1], [0, -1]], np.complex128)))
+    assert np.isnan(got.asnumpy()).all()  # defective with an eigenvalue at -1
+    batch = np.stack([np.array([[1, 1], [0, 1]]), np.array([[2, 0.5], [1, 3]])])
+    got = _Fn(M.MatrixLogarithm())(Tensor(batch.astype(np.complex64))).asnumpy()
+    for i in range(2):
+        np.testing.assert_allclose(got[i], sl.logm(batch[i]), atol=1e-6)
+
+
+def _complex_fd(ref, a, eps=1e-6):
+    """dL/dRe + i dL/dIm by central differences (mycel's gradient of a complex input)."""
+    num = np.zeros_like(a)
+    for idx in np.ndindex(a.shape):
+        d = np.zeros_like(a)
+        d[idx] = eps
+        num[idx] = (ref(a + d) - ref(a - d)) / (2 * eps) + \
+            1j * (ref(a + 1j * d) - ref(a - 1j * d)) / (2 * eps)
+    return num
+
+
+def test_matrix_logarithm_gradient_on_both_paths(mode):
+    def loss(x):
+        return ops.real(M.MatrixLogarithm()(x)).sum()
+    jordan = np.array([[1, 1], [0, 1]], np.complex128)  # inverse scaling and squaring
+    got = ms.grad(loss)(Tensor(jordan)).asnumpy()
+    np.testing.assert_allclose(got, _complex_fd(lambda x: np.real(sl.logm(x)).sum(), jordan),
+                               atol=1e-7)
+    # an eigenvalue at -1 (the branch cut: no finite differences across it): the divided
+    # differences of log, and no NaN from the unused method's backward
+    got = ms.grad(loss)(Tensor(np.diag([-1.0, 2.0]).astype(np.complex128))).asnumpy()
+    lg = np.log(np.array([-1 + 0j, 2]))
+    want = np.conj(np.array([[-1, (lg[0] - lg[1]) / -3], [(lg[1] - lg[0]) / 3, 0.5]]))
+    np.testing.assert_allclose(got, want, atol=1e-10)
 
 
 def test_matrix_logarithm_gradient_matches_finite_differences(mode):

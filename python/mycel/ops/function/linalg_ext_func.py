@@ -15,14 +15,18 @@ matrix_solve_ls and lstsq (P.MatrixSolveLs, P.Lstsq, ops.lstsq), tridiagonal_sol
   relative in float64 for the small and moderate matrices this is meant for (graph mode
   compiles every round). Eigenvalues come ascending (in x's dtype; real-valued), the eigenvectors
   as columns of unit length (their signs / phases are not normalised).
-- matrix_logarithm: the principal logarithm through the eigendecomposition (the op table's
-  Eig, differentiable through eig_func's backward), in complex128: log A = V diag(log w)
-  V^-1, V^-1 applied by linalg_func.matrix_solve. Exact up to Eig's accuracy for
-  diagonalisable matrices with a well-conditioned V (about 1e-13 relative for cond(V) ~ 10).
-  A defective (non-diagonalisable) or nearly defective matrix has no usable V: where
-  V diag(w) V^-1 misses A by more than 1e-9 relative (Frobenius), the matrix's result is NaN
-  rather than a wrong logarithm (scipy's logm uses an inverse scaling and squaring method that
-  handles such matrices; not done here). Complex input, as MindSpore's.
+- matrix_logarithm: the principal logarithm in complex128, by two methods chosen per
+  matrix. First the eigendecomposition (the op table's Eig, differentiable through eig_func's
+  backward): log A = V diag(log w) V^-1, V^-1 applied by linalg_func.matrix_solve; exact up to
+  Eig's accuracy for a diagonalisable matrix with a well-conditioned V (about 1e-13 relative
+  for cond(V) ~ 10), and used where V diag(w) V^-1 gives A back to 1e-9 (relative,
+  Frobenius). A defective (non-diagonalisable) matrix fails that check and takes inverse
+  scaling and squaring (_logm_iss: Denman-Beavers square roots, then the atanh series; about
+  1e-12; computed only when some matrix of the batch needs it: a run-time branch, which
+  GRAPH mode compiles both sides of), used where its own checks pass. A matrix neither
+  method can trust (a defective one
+  with an eigenvalue on the negative real axis, or with |log A| past about 2000) gives
+  NaN, never a wrong logarithm. Complex input, as MindSpore's.
 - matrix_solve_ls / lstsq: fast=True solves the regularised normal equations by Cholesky,
   (A^T A + l2 I) X = A^T B for M >= N and X = A^T (A A^T + l2 I)^-1 B for M < N (the
   minimum-norm solution); fast=False gives the minimum-norm least-squares solution from the
@@ -39,7 +43,7 @@ matrix_solve_ls and lstsq (P.MatrixSolveLs, P.Lstsq, ops.lstsq), tridiagonal_sol
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim, as_tensor
+from mycel.ops.function._util import prim, as_tensor, stop_gradient
 from mycel.ops.primitive import constexpr
 from mycel.ops.function import linalg_func as _la
 from mycel.ops.function import cholesky_func as _chol
@@ -245,6 +249,10 @@ def _logm_plan(shape, dtype):
 
 
 _LOGM_RESIDUAL = 1e-9
+# Denman-Beavers steps per square root: the first roots start far from I (quadratic
+# convergence after about log2 |log(lambda)| steps), the later ones close to it
+_DB_STEPS = (12, 10, 8, 6, 6, 5, 5, 5, 5, 5, 5, 5)
+_ISS_ROOTS, _GREGORY_TERMS = len(_DB_STEPS), 30
 
 
 def _fro(t):
@@ -253,25 +261,89 @@ def _fro(t):
     return prim("Sqrt")(prim("ReduceSum", keep_dims=True)(a * a, (-2, -1)))
 
 
-def matrix_logarithm(x):
-    """The principal logarithm of each square matrix of x [..., N, N] (complex64/complex128):
-    V diag(log w) V^-1 from Eig, in complex128; NaN for a matrix whose eigendecomposition
-    does not reproduce it (module docstring)."""
-    _check_tensor(x, "MatrixLogarithm", "x")
-    _logm_plan(x.shape, x.dtype)
-    a = prim("Cast")(x, _C.complex128)
+@constexpr
+def _eye_c128(shape):
+    return _C.Tensor(np.broadcast_to(np.eye(shape[-1], dtype=np.complex128),
+                                     tuple(shape)).copy())
+
+
+@constexpr
+def _distinct_diag(shape):
+    """diag(1, 2, ..., N) broadcast to shape: diagonalisable with distinct eigenvalues (Eig's
+    backward divides by their differences)."""
+    d = np.diag(np.arange(1, shape[-1] + 1)).astype(np.complex128)
+    return _C.Tensor(np.broadcast_to(d, tuple(shape)).copy())
+
+
+def _logm_eig(a):
+    """(V diag(log w) V^-1, whether V diag(w) V^-1 gives a back) for complex128 a."""
     w, v = _eig(a)  # eig_func's: differentiable (the table's Eig is NODIFF)
     vt = _t(v)
 
     def times_inverse(d):  # X = D V^-1  <=>  V^T X^T = D^T
         return _t(_la.matrix_solve(vt, _t(d)))
     out = times_inverse(prim("Mul")(v, prim("ExpandDims")(prim("Log")(w), -2)))
-    # the guard: V diag(w) V^-1 must give A back (a defective A has no basis of eigenvectors)
     back = times_inverse(prim("Mul")(v, prim("ExpandDims")(w, -2)))
     scale = prim("Maximum")(_fro(a), 1e-300)
-    bad = prim("LogicalNot")(prim("LessEqual")(_fro(back - a) / scale, _LOGM_RESIDUAL))
-    out = prim("Select")(prim("BroadcastTo", shape=tuple(out.shape))(bad),
-                         prim("ZerosLike")(out) + complex(float("nan"), float("nan")), out)
+    return out, prim("LessEqual")(_fro(back - a) / scale, _LOGM_RESIDUAL)
+
+
+def _logm_iss(a):
+    """(2^k log(A^(1/2^k)), whether it is trustworthy) for complex128 a: inverse scaling and
+    squaring. k = 12 square roots by the Denman-Beavers iteration in product form
+    (M <- (I + (M + M^-1) / 2) / 2, Y <- Y (I + M^-1) / 2 from M = Y = A; 12 steps for the
+    first root down to 5 for the last: _DB_STEPS),
+    then log R = 2 atanh(Z) = 2 sum Z^(2j+1) / (2j+1), Z = (R + I)^-1 (R - I), 30 terms.
+    Trusted where R^(2^k) gives A back and |Z| <= 0.6 (the series' error below 1e-15):
+    a matrix with an eigenvalue on the closed negative real axis has no principal square root
+    the iteration can reach, and fails the first check."""
+    eye = _eye_c128(tuple(a.shape))
+    r = a
+    for steps in _DB_STEPS:
+        m, y = r, r
+        for _ in range(steps):
+            m_inv = _la.matrix_solve(m, eye)
+            y = _mm(y, eye + m_inv) * 0.5
+            m = (eye + (m + m_inv) * 0.5) * 0.5
+        r = y
+    back = r
+    for _ in range(_ISS_ROOTS):
+        back = _mm(back, back)
+    z = _la.matrix_solve(r + eye, r - eye)
+    z2 = _mm(z, z)
+    term, total = z, z
+    for j in range(1, _GREGORY_TERMS):
+        term = _mm(term, z2)
+        total = total + term * (1.0 / (2 * j + 1))
+    out = total * float(2 ** (_ISS_ROOTS + 1))
+    scale = prim("Maximum")(_fro(a), 1e-300)
+    ok = prim("LogicalAnd")(prim("LessEqual")(_fro(back - a) / scale, _LOGM_RESIDUAL),
+                            prim("LessEqual")(_fro(z), 0.6))
+    return out, ok
+
+
+def matrix_logarithm(x):
+    """The principal logarithm of each square matrix of x [..., N, N] (complex64/complex128),
+    in complex128: V diag(log w) V^-1 from Eig where that reproduces the matrix, else by
+    inverse scaling and squaring (computed only when some matrix needs it), else NaN
+    (module docstring)."""
+    _check_tensor(x, "MatrixLogarithm", "x")
+    _logm_plan(x.shape, x.dtype)
+    a = prim("Cast")(x, _C.complex128)
+    # the check runs without gradient: its eigenvectors' backward is NaN for a defective
+    # matrix, and graph mode's backward of the branch below would reach it with zeros
+    eig_ok = _logm_eig(stop_gradient(a))[1]
+    if eig_ok.all():  # the common case: every matrix diagonalisable
+        return prim("Cast")(_logm_eig(a)[0], x.dtype)
+    shape = tuple(a.shape)
+    take_eig = prim("BroadcastTo", shape=shape)(eig_ok)
+    # each method runs on a benign stand-in where its result is not taken, so that its
+    # backward (which a Select does not stop: zero cotangents times NaN partials) stays finite
+    by_eig = _logm_eig(prim("Select")(take_eig, a, _distinct_diag(shape)))[0]
+    by_iss, iss_ok = _logm_iss(prim("Select")(take_eig, _eye_c128(shape), a))
+    nan = prim("ZerosLike")(by_eig) + complex(float("nan"), float("nan"))
+    out = prim("Select")(prim("BroadcastTo", shape=shape)(iss_ok), by_iss, nan)
+    out = prim("Select")(prim("BroadcastTo", shape=shape)(eig_ok), by_eig, out)
     return prim("Cast")(out, x.dtype)
 
 
