@@ -48,7 +48,8 @@ class SelfAdjointEig(_Composed):
 @_export
 class MatrixLogarithm(_Composed):
     """MatrixLogarithm()(x): the principal logarithm of each square matrix of x [..., N, N]
-    (complex64/complex128), through its eigendecomposition (linalg_ext_func)."""
+    (complex64/complex128): through its eigendecomposition, or inverse scaling and squaring
+    for a defective matrix; NaN where neither can be trusted (linalg_ext_func)."""
 
     def __init__(self):
         super().__init__()
