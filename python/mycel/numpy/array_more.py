@@ -296,19 +296,6 @@ def empty(shape, dtype=_C.float32):
     return _ops.zeros(shape if not isinstance(shape, int) else (shape,), dtype)
 
 
-def empty_like(prototype, dtype=None, shape=None):
-    """A tensor like prototype (zeros)."""
-    dtype = _to_dtype(dtype)
-    p = _t(prototype)
-    return _ops.zeros(tuple(p.shape) if shape is None else shape, dtype or p.dtype)
-
-
-def full_like(a, fill_value, dtype=None, shape=None):
-    """A tensor like a filled with fill_value."""
-    dtype = _to_dtype(dtype)
-    a = _t(a)
-    return _ops.full(tuple(a.shape) if shape is None else shape, fill_value,
-                     dtype=dtype or a.dtype)
 
 
 def asfarray(a, dtype=_C.float32):
@@ -411,23 +398,6 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
     return y if dtype is None else y.astype(dtype)
 
 
-def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
-    """base ** linspace(start, stop, num)."""
-    exps = _np.linspace(start, stop, num, endpoint=endpoint)
-    out = _ops.pow(_C.Tensor(float(base)).astype(_C.float32),
-                   _C.Tensor(exps.astype(_np.float32)))
-    return out if dtype is None else out.astype(dtype)
-
-
-def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
-    """num numbers spaced evenly on a log scale from start to stop."""
-    if start == 0 or stop == 0:
-        raise ValueError("geomspace: start and stop must be non-zero.")
-    sign = -1.0 if start < 0 and stop < 0 else 1.0
-    exps = _np.linspace(_np.log10(abs(start)), _np.log10(abs(stop)), num, endpoint=endpoint)
-    out = _ops.pow(_C.Tensor(10.0).astype(_C.float32),
-                   _C.Tensor(exps.astype(_np.float32))) * sign
-    return out if dtype is None else out.astype(dtype)
 
 
 def meshgrid(*xi, sparse=False, indexing="xy"):
@@ -480,82 +450,6 @@ def vander(x, N=None, increasing=False):  # noqa: N803
         xf.dtype))
     return out if x.dtype.is_floating_point else _ops.rint(out).astype(x.dtype)
 
-
-def _window(values):
-    return _C.Tensor(_np.asarray(values, dtype=_np.float32))
-
-
-def bartlett(M):  # noqa: N803
-    """The Bartlett (triangular) window of M points."""
-    n = _np.arange(M)
-    return _window(1 - _np.abs(2 * n / (M - 1) - 1) if M > 1 else _np.ones(M))
-
-
-def blackman(M):  # noqa: N803
-    """The Blackman window of M points."""
-    n = _np.arange(M)
-    return _window(0.42 - 0.5 * _np.cos(2 * _np.pi * n / (M - 1)) +
-                   0.08 * _np.cos(4 * _np.pi * n / (M - 1)) if M > 1 else _np.ones(M))
-
-
-def hamming(M):  # noqa: N803
-    """The Hamming window of M points."""
-    n = _np.arange(M)
-    return _window(0.54 - 0.46 * _np.cos(2 * _np.pi * n / (M - 1)) if M > 1 else _np.ones(M))
-
-
-def hanning(M):  # noqa: N803
-    """The Hann window of M points."""
-    n = _np.arange(M)
-    return _window(0.5 - 0.5 * _np.cos(2 * _np.pi * n / (M - 1)) if M > 1 else _np.ones(M))
-
-
-# ---- pad -------------------------------------------------------------------------------------
-def _pad_index(n, before, after, mode):
-    i = _np.arange(-before, n + after)
-    if mode == "edge":
-        return _np.clip(i, 0, n - 1)
-    if mode == "wrap":
-        return _np.mod(i, n)
-    if mode in ("reflect", "symmetric"):
-        period = 2 * (n - 1) if mode == "reflect" else 2 * n
-        if period == 0:
-            return _np.zeros_like(i)
-        j = _np.mod(i, period)
-        return _np.where(j < n, j, period - j - (0 if mode == "reflect" else 1))
-    raise ValueError(f"pad: mode must be 'constant', 'edge', 'reflect', 'symmetric' or "
-                     f"'wrap', but got {mode!r}.")
-
-
-@_constexpr
-def _pad_plan(shape, pad_width, mode):
-    """(the constant mode's flat padding, last axis first; per axis the gather index of the
-    other modes, or None where the axis is not padded)."""
-    widths = _np.broadcast_to(_np.asarray(pad_width, dtype=_np.int64), (len(shape), 2))
-    if (widths < 0).any():
-        raise ValueError(f"pad: pad_width must be non-negative, but got {pad_width!r}.")
-    flat = tuple(int(v) for pair in widths[::-1] for v in pair)
-    if mode == "constant":
-        return flat, ()
-    index = tuple(None if not (b or e) else
-                  _C.Tensor(_pad_index(shape[ax], int(b), int(e), mode).astype(_np.int64))
-                  for ax, (b, e) in enumerate(widths))
-    return flat, index
-
-
-def pad(arr, pad_width, mode="constant", constant_values=0):
-    """arr padded by pad_width ((before, after) per axis, or one pair, or one int) with a
-    constant, its edge values, its reflection (edge excluded or included: 'reflect',
-    'symmetric') or its wrap-around."""
-    a = _t(arr)
-    flat, index = _pad_plan(a.shape, pad_width, mode)
-    if mode == "constant":
-        return _ops.pad(a, flat, value=constant_values)
-    y = a
-    for ax in range(a.ndim):
-        if index[ax] is not None:
-            y = _ops.gather(y, index[ax], ax)
-    return y
 
 
 # ---- histograms ------------------------------------------------------------------------------

@@ -246,6 +246,13 @@ def arange(start=0, end=None, step=1, *, dtype=None):
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, _C.Tensor) else v for v in (start, end, step)]
+    for v in vals:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.number)):
+            raise TypeError(f"For 'arange', start, end and step must be numbers, but got "
+                            f"{type(v).__name__}.")
+    if vals[2] == 0 or (vals[1] - vals[0]) * vals[2] < 0:
+        raise ValueError(f"For 'arange', step {vals[2]} must be non-zero and lead from start "
+                         f"{vals[0]} towards end {vals[1]}.")
     if dtype is None:
         is_int = all(isinstance(v, int) and not isinstance(v, bool) for v in vals)
         dtype = _C.int64 if is_int else _C.float32
