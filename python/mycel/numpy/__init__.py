@@ -16,6 +16,22 @@ pi = 3.141592653589793
 e = 2.718281828459045
 
 
+add, subtract, multiply, divide, true_divide = _m.add, _m.sub, _m.mul, _m.div, _m.div
+power, maximum, minimum, remainder, mod = _m.pow, _m.maximum, _m.minimum, _m.remainder, \
+    _m.remainder
+floor_divide, negative, absolute, abs = _m.floor_divide, _m.neg, _m.abs, _m.abs  # noqa: A001
+exp, log, log1p, sqrt, square = _m.exp, _m.log, _m.log1p, _m.sqrt, _m.square
+sin, cos, tanh, sign, reciprocal = _m.sin, _m.cos, _m.tanh, _m.sign, _m.reciprocal
+equal, not_equal, less, less_equal = _m.equal, _m.not_equal, _m.less, _m.less_equal
+greater, greater_equal = _m.greater, _m.greater_equal
+logical_and, logical_or, logical_not = _m.logical_and, _m.logical_or, _m.logical_not
+where, matmul, clip = _m.where, _m.matmul, _m.clamp
+reshape, transpose, squeeze = _a.reshape, lambda a, axes=None: _a.transpose(
+    a, axes if axes is not None else tuple(reversed(range(asarray(a).ndim)))), _a.squeeze
+expand_dims, concatenate, stack, tile = _a.expand_dims, _a.concat, _a.stack, _a.tile
+broadcast_to = _a.broadcast_to
+
+
 def sum(a, axis=None, dtype=None, keepdims=False):  # noqa: A001
     """Sum over axis."""
     return _m.sum(asarray(a), axis, keepdims, dtype=dtype)
@@ -68,7 +84,6 @@ def zeros(shape, dtype=float32):
 def ones(shape, dtype=float32):
     """Ones of shape."""
     return _a.ones(shape, _to_dtype(dtype))
-
 
 
 def arange(start, stop=None, step=1, dtype=None):
