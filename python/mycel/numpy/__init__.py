@@ -25,10 +25,10 @@ sin, cos, tanh, sign, reciprocal = _m.sin, _m.cos, _m.tanh, _m.sign, _m.reciproc
 equal, not_equal, less, less_equal = _m.equal, _m.not_equal, _m.less, _m.less_equal
 greater, greater_equal = _m.greater, _m.greater_equal
 logical_and, logical_or, logical_not = _m.logical_and, _m.logical_or, _m.logical_not
-where, matmul, clip = _m.where, _m.matmul, _m.clamp
+matmul, clip = _m.matmul, _m.clamp
 reshape, transpose, squeeze = _a.reshape, lambda a, axes=None: _a.transpose(
     a, axes if axes is not None else tuple(reversed(range(asarray(a).ndim)))), _a.squeeze
-expand_dims, concatenate, stack, tile = _a.expand_dims, _a.concat, _a.stack, _a.tile
+expand_dims, stack = _a.expand_dims, _a.stack
 broadcast_to = _a.broadcast_to
 
 
@@ -103,3 +103,4 @@ from mycel.numpy.array_more import *  # noqa: F401,F403,E402
 from mycel.numpy.linalg_more import *  # noqa: F401,F403,E402
 from mycel.numpy.creations import *  # noqa: F401,F403,E402
 from mycel.numpy.pad import pad  # noqa: F401,E402
+from mycel.numpy.manipulation import *  # noqa: F401,F403,E402

@@ -170,13 +170,6 @@ def flipud(m):
     return flip(m, 0)
 
 
-def roll(a, shift, axis=None):
-    """Elements shifted along axis (of the flattened array when None), wrapping around."""
-    a = _t(a)
-    if axis is None:
-        return _ops.reshape(_ops.roll(_ops.reshape(a, (-1,)), shift, 0), a.shape)
-    return _ops.roll(a, shift, axis)
-
 
 def moveaxis(a, source, destination):
     """a with the axes source moved to destination."""
@@ -494,18 +487,6 @@ def histogram(a, bins=10, range=None, weights=None, density=False):  # noqa: A00
 
 
 # ---- selection, sets and indices --------------------------------------------------------------
-def select(condlist, choicelist, default=0):
-    """The element of the first choice whose condition holds, else default."""
-    conds = [_t(c) for c in condlist]
-    choices = [_t(c) for c in choicelist]
-    if len(conds) != len(choices):
-        raise ValueError("select: condlist and choicelist must have the same length.")
-    out = _ops.ones_like(choices[0]) * default
-    for c, v in reversed(list(zip(conds, choices))):
-        out = _ops.where(c, v, out)
-    return out
-
-
 def choose(a, choices, mode="clip"):
     """out[i] = choices[a[i]][i] (indices clipped or wrapped by mode)."""
     a = _t(a).astype(_C.int64)
@@ -538,20 +519,6 @@ def piecewise(x, condlist, funclist, *args, **kw):
     return out
 
 
-def apply_along_axis(func1d, axis, arr, *args, **kwargs):
-    """func1d applied to the 1-d slices of arr along axis, the results stacked in its
-    place."""
-    arr = _t(arr)
-    moved = moveaxis(arr, axis, -1)
-    lead = tuple(moved.shape[:-1])
-    flat = _ops.reshape(moved, (-1, moved.shape[-1]))
-    res = [_t(func1d(flat[i], *args, **kwargs)) for i in range(flat.shape[0])]
-    out = _ops.stack(tuple(res), 0)
-    out = _ops.reshape(out, lead + tuple(out.shape[1:]))
-    if out.ndim == len(lead):
-        return out
-    return moveaxis(out, -1, axis % arr.ndim) if out.ndim == arr.ndim else out
-
 
 def apply_over_axes(func, a, axes):
     """func(a, axis) applied for each axis in turn, keeping the dimension."""
@@ -561,10 +528,6 @@ def apply_over_axes(func, a, axes):
         a = b if b.ndim == a.ndim else _ops.expand_dims(b, ax)
     return a
 
-
-def argwhere(a):
-    """The indices of the non-zero elements, one row each."""
-    return _ops.argwhere(_t(a))
 
 
 def in1d(ar1, ar2, invert=False):
@@ -578,11 +541,6 @@ def in1d(ar1, ar2, invert=False):
 def _unique1d(a):
     return _ops.unique(_ops.reshape(_t(a), (-1,)))[0]
 
-
-def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
-    """The sorted unique values in both arrays (eager: the size depends on the data)."""
-    u = _ops.sort(_unique1d(ar1))[0]
-    return _ops.masked_select(u, in1d(u, ar2))
 
 
 def setdiff1d(ar1, ar2, assume_unique=False):
@@ -615,17 +573,6 @@ def bincount(x, weights=None, minlength=0, length=None):
     w = w if w.dtype.is_floating_point else w.astype(_C.float32)
     return _ops.sum(onehot.astype(w.dtype) * _ops.expand_dims(w, -1), 0)
 
-
-def unravel_index(indices, shape, order="C"):
-    """The coordinates in an array of shape of flat indices (a tuple of tensors)."""
-    idx = _t(indices).astype(_C.int64)
-    dims = list(shape) if order == "C" else list(reversed(shape))
-    out = []
-    for d in reversed(dims):
-        out.append(_ops.remainder(idx, d))
-        idx = _ops.floor_divide(idx, d)
-    out = list(reversed(out))
-    return tuple(out if order == "C" else reversed(out))
 
 
 def ravel_multi_index(multi_index, dims, mode="clip", order="C"):

@@ -94,10 +94,13 @@ def squeeze(input, axis=None):  # noqa: A002
 
 
 def flatten(input, order="C", *, start_dim=1, end_dim=-1):  # noqa: A002
-    """Merges dims start_dim..end_dim into one (MindSpore 2.x defaults keep the batch dim)."""
-    if order != "C":
-        raise ValueError(f"For 'flatten', only order 'C' is supported, but got {order!r}.")
+    """Merges dims start_dim..end_dim into one (MindSpore 2.x defaults keep the batch dim).
+    order 'F' (Fortran, MindSpore's rule) reverses the dims first, then merges."""
+    if order not in ("C", "F"):
+        raise ValueError(f"For 'flatten', order must be 'C' or 'F', but got {order!r}.")
     x = as_tensor(input)
+    if order == "F" and x.ndim > 1:
+        x = transpose(x, tuple(_builtins.range(x.ndim - 1, -1, -1)))
     if x.ndim == 0:
         return x.reshape((1,))
     s, e = start_dim % x.ndim, end_dim % x.ndim
