@@ -266,15 +266,25 @@ def isscalar(element):
 
 
 def array_equal(a1, a2, equal_nan=False):
-    """Whether the two arrays have one shape and equal elements (NaNs equal with
-    equal_nan)."""
+    """Whether the two arrays have one shape and equal elements (NaNs equal with equal_nan),
+    as a bool Tensor (mindspore.numpy's; numpy's is a Python bool)."""
     a1, a2 = _t(a1), _t(a2)
     if tuple(a1.shape) != tuple(a2.shape):
-        return False
+        return _C.Tensor(False)
     eq = _ops.equal(a1, a2)
     if equal_nan and a1.dtype.is_floating_point:
         eq = _ops.logical_or(eq, _ops.logical_and(_ops.isnan(a1), _ops.isnan(a2)))
-    return bool(_ops.all(eq).asnumpy())
+    return _ops.all(eq)
+
+
+def array_equiv(a1, a2):
+    """Whether the two arrays broadcast to one shape with equal elements (a bool Tensor)."""
+    a1, a2 = _t(a1), _t(a2)
+    try:
+        _np.broadcast_shapes(tuple(a1.shape), tuple(a2.shape))
+    except ValueError:
+        return _C.Tensor(False)
+    return _ops.all(_ops.equal(a1, a2))
 
 
 def array_str(a):
@@ -445,47 +455,6 @@ def vander(x, N=None, increasing=False):  # noqa: N803
 
 
 
-# ---- histograms ------------------------------------------------------------------------------
-def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
-    """The bin edges histogram would use: bins + 1 equal-width edges over range (the data's
-    min and max by default), or the given edges."""
-    a = _t(a)
-    if not isinstance(bins, _numbers.Integral):
-        return _t(bins).astype(_C.float32)
-    if range is None:
-        lo, hi = float(_ops.amin(a).asnumpy()), float(_ops.amax(a).asnumpy())
-    else:
-        lo, hi = float(range[0]), float(range[1])
-    if lo == hi:
-        lo, hi = lo - 0.5, hi + 0.5
-    return _C.Tensor(_np.linspace(lo, hi, int(bins) + 1).astype(_np.float32))
-
-
-def histogram(a, bins=10, range=None, weights=None, density=False):  # noqa: A002
-    """(counts, edges): how many values of a fall in each bin (the last bin includes its
-    right edge; values outside the edges are not counted), weighted with weights, as a
-    probability density with density."""
-    a = _ops.reshape(_t(a), (-1,)).astype(_C.float32)
-    edges = histogram_bin_edges(a, bins, range)
-    n = edges.shape[0] - 1
-    inner = _ops.narrow(edges, 0, 1, n - 1)
-    # bin index = number of inner edges <= x
-    idx = _ops.sum(_ops.less_equal(inner, _ops.expand_dims(a, -1)).astype(_C.int64), -1)
-    inside = _ops.logical_and(_ops.greater_equal(a, edges[0]), _ops.less_equal(a, edges[n]))
-    w = _ops.ones_like(a) if weights is None else _ops.reshape(_t(weights), (-1,)).astype(
-        _C.float32)
-    w = _ops.where(inside, w, _ops.zeros_like(w))
-    onehot = _ops.equal(_ops.expand_dims(idx, -1),
-                        _C.Tensor(_np.arange(n, dtype=_np.int64))).astype(_C.float32)
-    counts = _ops.sum(onehot * _ops.expand_dims(w, -1), 0)
-    if density:
-        widths = _ops.narrow(edges, 0, 1, n) - _ops.narrow(edges, 0, 0, n)
-        return counts / (_ops.sum(counts) * widths), edges
-    if weights is None:
-        counts = _ops.rint(counts).astype(_C.int64)
-    return counts, edges
-
-
 # ---- selection, sets and indices --------------------------------------------------------------
 def choose(a, choices, mode="clip"):
     """out[i] = choices[a[i]][i] (indices clipped or wrapped by mode)."""
@@ -538,6 +507,12 @@ def in1d(ar1, ar2, invert=False):
     return _ops.logical_not(hit) if invert else hit
 
 
+def isin(element, test_elements, invert=False):
+    """For each element of element (its shape kept), whether it occurs in test_elements."""
+    e = _t(element)
+    return _ops.reshape(in1d(e, test_elements, invert), tuple(e.shape))
+
+
 def _unique1d(a):
     return _ops.unique(_ops.reshape(_t(a), (-1,)))[0]
 
@@ -578,11 +553,18 @@ def bincount(x, weights=None, minlength=0, length=None):
 def ravel_multi_index(multi_index, dims, mode="clip", order="C"):
     """The flat indices of coordinates in an array of shape dims ('clip' or 'wrap' out of
     range coordinates)."""
-    coords = [_t(c).astype(_C.int64) for c in multi_index]
-    order_dims = list(dims) if order == "C" else list(reversed(dims))
-    order_coords = coords if order == "C" else list(reversed(coords))
+    if mode not in ("clip", "wrap"):
+        raise ValueError(f"For 'ravel_multi_index', mode must be 'clip' or 'wrap', but got "
+                         f"{mode!r}.")
+    if order not in ("C", "F"):
+        raise ValueError(f"For 'ravel_multi_index', order must be 'C' or 'F', but got "
+                         f"{order!r}.")
+    n = len(dims)
     flat = None
-    for c, d in zip(order_coords, order_dims):
+    for k in range(n):
+        i = k if order == "C" else n - 1 - k
+        d = dims[i]
+        c = _t(multi_index[i]).astype(_C.int64)
         c = _ops.remainder(c, d) if mode == "wrap" else _ops.clamp(c, 0, d - 1)
         flat = c if flat is None else flat * d + c
     return flat

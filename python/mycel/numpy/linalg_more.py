@@ -235,34 +235,9 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 def sometrue(a, axis=None, keepdims=False):
     """Whether any element (over axis) is true."""
     a = _t(a)
-    return _ops.any(a.astype(_C.bool), axis, keepdims)
+    return _ops.any(a.astype(_C.bool), axis, bool(keepdims))
 
 
-def promote_types(type1, type2):
-    """The dtype both promote to (MindSpore's rules)."""
-    return _C.promote_types(type1, type2)
-
-
-def result_type(*arrays_and_dtypes):
-    """The dtype of an operation on all the arguments (tensors, dtypes, Python scalars taking
-    a tensor's dtype as MindSpore's weak scalars)."""
-    types = []
-    for x in arrays_and_dtypes:
-        if isinstance(x, _C.Tensor):
-            types.append(x.dtype)
-        elif isinstance(x, _C.DType):
-            types.append(x)
-    if not types:
-        scal = [x for x in arrays_and_dtypes if isinstance(x, (bool, int, float))]
-        if any(isinstance(x, float) for x in scal):
-            return _C.float32
-        return _C.bool if scal and all(isinstance(x, bool) for x in scal) else _C.int64
-    out = types[0]
-    for t in types[1:]:
-        out = _C.promote_types(out, t)
-    if any(isinstance(x, float) for x in arrays_and_dtypes) and not out.is_floating_point:
-        out = _C.float32
-    return out
 
 
 def _random_shape(shape, name):
