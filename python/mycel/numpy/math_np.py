@@ -197,7 +197,7 @@ def _np_promote(dtypes):
 def result_type(*arrays_and_dtypes):
     """The dtype of an operation on all the arguments (numpy's rule): tensors and dtypes
     (names, types) promote; Python scalars count only when nothing else does or when they are
-    of a higher kind (bool < int < float), then as int32 / float32."""
+    of a higher kind (bool < int < float), then as that kind's default, int32 / float32."""
     types, scalars = [], []
     for x in arrays_and_dtypes:
         if isinstance(x, _C.Tensor):
@@ -216,8 +216,8 @@ def result_type(*arrays_and_dtypes):
     out = _np_promote(tuple(types))
     if scalar_type is not None:
         kind_of = 2 if out.is_floating_point else (0 if out == _BOOL else 1)
-        if kind > kind_of:
-            out = _np_promote((out, scalar_type))
+        if kind > kind_of:  # a weak scalar of a higher kind: that kind's default type
+            out = scalar_type
     return out
 
 
