@@ -8,7 +8,7 @@ mode compiles them and autodiff differentiates them):
   form, piv[i] the row swapped with row i, 0-based) and lu_solve((lu, piv), b, trans):
   Gaussian elimination with partial pivoting, one step per column;
 - eigh(a, lower, eigvals_only) -> (w ascending, v) for a real symmetric a: cyclic Jacobi
-  rotations (the triangle lower names is read);
+  rotations (ops/function/eigh_func.py; the triangle lower names is read);
 - inv, det, block_diag.
 
 Integer inputs compute in float64 (scipy's rule for them); the overwrite_* / check_finite
@@ -17,6 +17,7 @@ import numpy as _np
 
 from mycel import _mycel as _C
 from mycel import ops as _ops
+from mycel.ops.function import eigh_func as _eigh
 from mycel.ops.primitive import constexpr as _constexpr
 
 _FLOATS = (_C.float32, _C.float64)
@@ -266,70 +267,23 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
 
 
 # ---- eigh ------------------------------------------------------------------------------------
-@_constexpr
-def _pair_consts(n, p, q, dtype):
-    """The one-hot matrices E_pp, E_qq, E_pq, E_qp."""
-    out = []
-    for i, j in ((p, p), (q, q), (p, q), (q, p)):
-        e = _np.zeros((n, n))
-        e[i, j] = 1.0
-        out.append(_C.Tensor(e).astype(dtype))
-    return tuple(out)
-
-
-def _jacobi_eigh(a, sweeps):
-    """(w, v) of the symmetric a [..., N, N] by cyclic Jacobi rotations: each zeroes one
-    off-diagonal pair, A <- J^T A J, V <- V J."""
-    n = a.shape[-1]
-    v = _ops.zeros_like(a) + _eye_const(n, a.dtype)
-    tiny = 1e-300 if a.dtype == _C.float64 else 1e-37
-    for _ in range(sweeps):
-        for p in range(n - 1):
-            for q in range(p + 1, n):
-                epp, eqq, epq, eqp = _pair_consts(n, p, q, a.dtype)
-                app = _ops.sum(a * epp, (-2, -1), True)
-                aqq = _ops.sum(a * eqq, (-2, -1), True)
-                apq = _ops.sum(a * epq, (-2, -1), True)
-                small = _ops.less_equal(_ops.abs(apq), tiny)
-                safe = _ops.where(small, _ops.ones_like(apq), apq)
-                tau = (aqq - app) / (2.0 * safe)
-                sgn = _ops.where(_ops.greater_equal(tau, 0), _ops.ones_like(tau),
-                                 -_ops.ones_like(tau))
-                t = sgn / (_ops.abs(tau) + _ops.sqrt(1.0 + tau * tau))
-                t = _ops.where(small, _ops.zeros_like(t), t)
-                c = 1.0 / _ops.sqrt(1.0 + t * t)
-                s = c * t
-                j = _eye_const(n, a.dtype) + (c - 1.0) * (epp + eqq) + s * (epq - eqp)
-                a = _ops.matmul(_mt(j), _ops.matmul(a, j))
-                v = _ops.matmul(v, j)
-    w = _ops.sum(a * _eye_const(n, a.dtype), -1)
-    order = _ops.argsort(w, -1)
-    w = _ops.gather_elements(w, -1, order)
-    idx = _ops.broadcast_to(_ops.expand_dims(order, -2), tuple(v.shape))
-    v = _ops.gather_elements(v, -1, idx)
-    return w, v
-
-
 def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False,
          turbo=True, eigvals=None, _type=1, check_finite=True):
     """(w, v): the eigenvalues (ascending) and orthonormal eigenvectors (columns) of the real
-    symmetric a [..., N, N], read from its lower (or upper) triangle; w alone with
-    eigvals_only. The generalized problem (b) is not supported (a NotImplementedError)."""
+    symmetric a [N, N], read from its lower (or upper) triangle; w alone with
+    eigvals_only. a must be one 2-D matrix (scipy's); the generalized problem (b) is not
+    supported (a ValueError, as MindSpore's)."""
     for arg, value in (("lower", lower), ("eigvals_only", eigvals_only),
                        ("overwrite_a", overwrite_a), ("overwrite_b", overwrite_b),
                        ("turbo", turbo), ("check_finite", check_finite)):
         _check_bool("eigh", arg, value)
-    if b is not None:
-        raise NotImplementedError("For 'eigh', the generalized problem (b given) is not "
-                                  "supported yet.")
-    if eigvals is not None:
-        raise NotImplementedError("For 'eigh', selecting eigenvalues (eigvals) is not "
-                                  "supported yet.")
+    if b is not None or eigvals is not None:  # MindSpore's error for them
+        raise ValueError("For 'eigh', the generalized problem (b) and selecting eigenvalues "
+                         "(eigvals) are not supported.")
     a = _float_tensor(a, "eigh")
-    n = _square(a, "eigh")
-    tri = _ops.tril(a) if lower else _ops.triu(a)
-    sym = tri + _mt(tri) - tri * _eye_const(n, a.dtype)
-    w, v = _jacobi_eigh(sym, 6 + n // 3)
+    _check_2d(a, "eigh")
+    _square(a, "eigh")
+    w, v = _eigh.eigh(a, lower)
     return w if eigvals_only else (w, v)
 
 
