@@ -5,7 +5,9 @@ after maxiter steps (200 per variable by default), scipy.optimize.minimize's BFG
 
 - BFGS keeps the inverse Hessian H (the identity at first) and updates it with
   H <- (I - rho s y^T) H (I - rho y s^T) + rho s s^T, rho = 1 / (y . s) (1000 when y . s is
-  0, as scipy);
+  0, as scipy). H is kept in float64 for float32 x too: on a badly scaled problem the first
+  term cancels along g and the step lives in the small second one, which float32 H loses;
+  hess_inv is returned in x's dtype;
 - LBFGS (options history_size, 20 by default) keeps the last pairs (s, y) and applies H by
   the two-loop recursion, the initial matrix scaled by (s . y) / (y . y).
 
@@ -45,14 +47,15 @@ def _dot(a, b):
 
 
 def _bfgs_direction(state, g):
-    return -_ops.mv(state["H"], g)
+    return -_ops.mv(state["H"], g.astype(_C.float64)).astype(g.dtype)
 
 
 def _bfgs_update(state, s, y):
     n = s.shape[0]
+    s, y = s.astype(_C.float64), y.astype(_C.float64)
     ys = _dot(y, s)
     rho = 1000.0 if ys == 0 else 1.0 / ys
-    eye = _ops.eye(n, n, s.dtype)
+    eye = _ops.eye(n, n, _C.float64)
     a = eye - rho * _ops.outer(s, y)
     state["H"] = _ops.matmul(a, _ops.matmul(state["H"], _ops.transpose(a, (1, 0)))) + \
         rho * _ops.outer(s, s)
@@ -120,7 +123,7 @@ def minimize(func, x0, args=(), method="BFGS", jac=None, hess=None, hessp=None, 
     vg = _value_grad(fun, jfun)
     lbfgs = method.lower() == "lbfgs"
     state = {"pairs": [], "history": int(history)} if lbfgs else \
-        {"H": _ops.eye(n, n, x0.dtype)}
+        {"H": _ops.eye(n, n, _C.float64)}  # float64 whatever x's dtype (see the docstring)
     direction = _lbfgs_direction if lbfgs else _bfgs_direction
     update = _lbfgs_update if lbfgs else _bfgs_update
 
@@ -149,5 +152,5 @@ def minimize(func, x0, args=(), method="BFGS", jac=None, hess=None, hessp=None, 
         k += 1
     if status == 1 and _gnorm(g) <= gtol:
         status = 0
-    hess_inv = None if lbfgs else state["H"]
+    hess_inv = None if lbfgs else state["H"].astype(x0.dtype)
     return OptimizeResults(x, status == 0, status, f, g, hess_inv, nfev, njev, k)
