@@ -1,7 +1,7 @@
 """mycel.scipy against scipy (the oracle by definition): the triangular, Cholesky and LU
 solves and factorizations, eigh (and the Eigh primitive), inv, det, block_diag, the type-2
-DCTs; gradients against finite differences; GRAPH mode against PYNATIVE; bad input is a typed
-error."""
+DCTs, minimize (BFGS, LBFGS), line_search and linear_sum_assignment; gradients against finite
+differences; GRAPH mode against PYNATIVE; bad input is a typed error."""
 import numpy as np
 import pytest
 import scipy.fft as sfft
@@ -211,8 +211,102 @@ def test_eig_and_utils():
     wv = v.asnumpy()
     np.testing.assert_allclose(a.astype(np.complex64) @ wv, wv * w.asnumpy()[:, None, :],
                                rtol=1e-3, atol=1e-3)
+    w2, empty = msp.ops.Eig(False)(ms.Tensor(a))
+    _close(w2, w.asnumpy(), 0)
+    assert empty.shape == (0,)
     with pytest.raises(ValueError):
         msp.ops.Eig(True)(ms.Tensor(np.ones((3,), np.float32)))
     _close(msp.utils._nd_transpose(ms.Tensor(a)), np.swapaxes(a, -1, -2), 0)
     band = ops.matrix_band_part(ms.Tensor(a), 1, 0)
     _close(msp.ops_wrapper.matrix_band_part(ms.Tensor(a), 1, 0), band.asnumpy(), 0)
+
+
+# ---- optimize -------------------------------------------------------------------------------
+def _rosenbrock(m):
+    return lambda x: m.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def _himmelblau(m):
+    return lambda p: (p[0] ** 2 + p[1] - 11.0) ** 2 + (p[0] + p[1] ** 2 - 7.0) ** 2
+
+
+@pytest.mark.parametrize("method", ["BFGS", "LBFGS"])
+@pytest.mark.parametrize("func,x0", [(_rosenbrock, np.zeros(2)), (_rosenbrock, np.zeros(6)),
+                                     (_himmelblau, np.zeros(2))])
+def test_minimize_matches_scipy(method, func, x0):
+    import mycel.numpy as mnp
+    import scipy.optimize as sopt
+    got = msp.optimize.minimize(func(mnp), ms.Tensor(x0), method=method,
+                                options=dict(gtol=1e-8))
+    want = sopt.minimize(func(np), x0, method="BFGS", options=dict(gtol=1e-8))
+    assert got.success and got.status == 0
+    _close(got.x, want.x, 1e-5)
+    assert abs(float(got.fun.asnumpy()) - want.fun) < 1e-9
+    assert np.abs(got.jac.asnumpy()).max() <= 1e-8
+
+
+def test_minimize_badly_scaled_float32():
+    import mycel.numpy as mnp
+    a = ms.Tensor(np.eye(2, dtype=np.float32)) * 1e4
+    for method in ("BFGS", "LBFGS"):
+        res = msp.optimize.minimize(lambda x: mnp.mean(mnp.dot(a, x) ** 2),
+                                    ms.Tensor(np.ones(2, np.float32)), method=method,
+                                    options=dict(gtol=1e-6))
+        _close(res.x, np.zeros(2), 1e-6)
+    with pytest.raises(ValueError, match="method"):
+        msp.optimize.minimize(lambda x: x.sum(), ms.Tensor(np.ones(2)), method="CG")
+    with pytest.raises(ValueError, match="1-D"):
+        msp.optimize.minimize(lambda x: x.sum(), ms.Tensor(np.ones((2, 2))))
+
+
+@pytest.mark.parametrize("case", range(4))
+def test_line_search_matches_scipy(case):
+    import mycel.numpy as mnp
+    from scipy.optimize import line_search as sp_line_search
+    a = RNG.standard_normal((5, 5))
+    a = a @ a.T + np.eye(5)
+    funcs = [
+        (lambda m: (lambda x: -x - x ** 3 + x ** 4), lambda x: -1 - 3 * x ** 2 + 4 * x ** 3,
+         np.array(0.0), np.array(1.0)),
+        (lambda m: (lambda x: m.exp(-4 * x) + x ** 2), lambda x: -4 * np.exp(-4 * x) + 2 * x,
+         np.array(0.0), np.array(1.0)),
+        (lambda m: (lambda x: -m.sin(10 * x)), lambda x: -10 * np.cos(10 * x),
+         np.array(0.0), np.array(1.0)),
+        (lambda m: (lambda x: m.dot(x, m.dot(a if m is np else ms.Tensor(a), x)) + 1),
+         lambda x: 2 * a @ x, RNG.standard_normal(5), None),
+    ]
+    f, fprime, x, p = funcs[case]
+    if p is None:
+        p = -fprime(x)
+    want = sp_line_search(f(np), fprime, x, p, maxiter=10)
+    got = msp.optimize.line_search(f(mnp), ms.Tensor(x), ms.Tensor(p), maxiter=10)
+    assert not got.failed
+    np.testing.assert_allclose(float(got.a_k.asnumpy()), want[0], rtol=1e-8)
+    np.testing.assert_allclose(float(got.f_k.asnumpy()), want[3], rtol=1e-8)
+
+
+@pytest.mark.parametrize("shape", [(5, 5), (4, 7), (7, 4), (1, 3)])
+@pytest.mark.parametrize("maximize", [False, True])
+def test_linear_sum_assignment_matches_scipy(shape, maximize):
+    import scipy.optimize as sopt
+    c = RNG.integers(0, 20, shape).astype(np.float64)
+    r, col = msp.optimize.linear_sum_assignment(ms.Tensor(c), maximize)
+    wr, wc = sopt.linear_sum_assignment(c, maximize)
+    assert c[r.asnumpy(), col.asnumpy()].sum() == c[wr, wc].sum()
+    np.testing.assert_array_equal(r.asnumpy(), wr)
+
+
+def test_linear_sum_assignment_limit_graph_and_primitive():
+    cost = ms.Tensor(np.array([[2, 3, 3], [3, 2, 3], [3, 3, 2]], np.int32))
+    limit = ms.Tensor(2)
+    want = np.array([0, 1, -1])
+    for got in (msp.optimize.linear_sum_assignment(cost, False, limit),
+                msp.ops.LinearSumAssignment()(cost, limit, False),
+                _in_graph(lambda c, d: msp.optimize.linear_sum_assignment(c, False, d), cost,
+                          limit)):
+        np.testing.assert_array_equal(got[0].asnumpy(), want)
+        np.testing.assert_array_equal(got[1].asnumpy(), want)
+    with pytest.raises(TypeError, match="maximize"):
+        msp.optimize.linear_sum_assignment(cost, 1)
+    with pytest.raises(ValueError, match="NaN"):
+        msp.optimize.linear_sum_assignment(ms.Tensor(np.array([[np.nan, 1.0]])), False)
