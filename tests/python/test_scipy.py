@@ -310,3 +310,27 @@ def test_linear_sum_assignment_limit_graph_and_primitive():
         msp.optimize.linear_sum_assignment(cost, 1)
     with pytest.raises(ValueError, match="NaN"):
         msp.optimize.linear_sum_assignment(ms.Tensor(np.array([[np.nan, 1.0]])), False)
+
+
+@pytest.mark.parametrize("sa,sb", [((5, 5), (5, 3)), ((6, 3), (6, 2)), ((3, 5), (3,)),
+                                   ((6, 3), (6,))])
+def test_lstsq_matches_scipy(sa, sb):
+    a, b = RNG.standard_normal(sa), RNG.standard_normal(sb)
+    got = msp.linalg.lstsq(ms.Tensor(a), ms.Tensor(b))
+    want = sla.lstsq(a, b, lapack_driver="gelss")
+    for g, w in zip(got, want):
+        assert _np(g).shape == np.shape(w)
+        _close(g, w, 1e-10)
+    low = a.copy()
+    low[:, -1] = low[:, 0]  # rank deficient: one column repeats another
+    got = msp.linalg.lstsq(ms.Tensor(low), ms.Tensor(b))
+    want = sla.lstsq(low, b, lapack_driver="gelss")
+    assert int(got[2].asnumpy()) == want[2]
+    _close(got[0], want[0], 1e-8)
+
+
+def test_lstsq_gradient_is_pinvs():
+    a, b = RNG.standard_normal((4, 5)), RNG.standard_normal((4, 3))
+    # d(sum x)/db = pinv(a)^T 1
+    g = ms.grad(lambda y: msp.linalg.lstsq(ms.Tensor(a), y)[0].sum())(ms.Tensor(b))
+    _close(g, np.linalg.pinv(a).T @ np.ones((5, 3)), 1e-8)

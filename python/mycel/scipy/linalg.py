@@ -9,7 +9,8 @@ mode compiles them and autodiff differentiates them):
   Gaussian elimination with partial pivoting, one step per column;
 - eigh(a, lower, eigvals_only) -> (w ascending, v) for a real symmetric a: cyclic Jacobi
   rotations (ops/function/eigh_func.py; the triangle lower names is read);
-- inv, det, block_diag.
+- lstsq (x = pinv(a) b by mycel's SVD, with scipy's residues / rank / s), inv, det,
+  block_diag.
 
 Integer inputs compute in float64 (scipy's rule for them); the overwrite_* / check_finite
 arguments are accepted and change nothing (mycel never overwrites inputs)."""
@@ -285,6 +286,42 @@ def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite
     _square(a, "eigh")
     w, v = _eigh.eigh(a, lower)
     return w if eigvals_only else (w, v)
+
+
+# ---- least squares ---------------------------------------------------------------------------
+def lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=True,
+          lapack_driver=None, driver=None):
+    """(x, residues, rank, s): the minimum-norm least-squares solution x = pinv(a) b of
+    a [M, N] x = b [M] or [M, K], singular values at most cond * s_max (machine epsilon by
+    default, LAPACK gelss's rule) counted as zero; residues the squared 2-norms of b - a x
+    per column when M > N and rank == N, else empty; rank the effective rank; s a's singular
+    values, descending. x differentiates as pinv(a) b (residues, rank and s carry no
+    gradient, as MindSpore's)."""
+    a = _float_tensor(a, "lstsq")
+    b = _float_tensor(b, "lstsq", "b")
+    _check_2d(a, "lstsq")
+    m, n = a.shape
+    if b.ndim not in (1, 2) or b.shape[0] != m:
+        raise ValueError(f"For 'lstsq', b must be [{m}] or [{m}, K], but got shape "
+                         f"{tuple(b.shape)}.")
+    dtype = _C.promote_types(a.dtype, b.dtype)
+    a, b = a.astype(dtype), b.astype(dtype)
+    eps = float(_np.finfo(_np.float64 if dtype == _C.float64 else _np.float32).eps)
+    rcond = eps if cond is None or cond < 0 else float(cond)
+    s = _ops.svd(a, compute_uv=False)
+    x = _ops.matmul(_ops.pinv(a, atol=0.0, rtol=rcond), b if b.ndim == 2 else
+                    _ops.expand_dims(b, -1))
+    x = x if b.ndim == 2 else _ops.squeeze(x, -1)
+    s = _ops.stop_gradient(s)
+    smax = float(s.asnumpy().max()) if s.shape[0] else 0.0
+    rank = int((s.asnumpy() > rcond * smax).sum()) if s.shape[0] else 0
+    if m > n and rank == n:
+        r = b - (_ops.matmul(a, x) if b.ndim == 2 else _ops.mv(a, x))
+        residues = _ops.stop_gradient(_ops.sum(r * r, 0))
+        residues = residues if b.ndim == 2 else _ops.reshape(residues, (1,))
+    else:
+        residues = _ops.zeros((0,), dtype)
+    return x, residues, _C.Tensor(rank, _C.int32), s
 
 
 # ---- inv, det, block_diag --------------------------------------------------------------------
