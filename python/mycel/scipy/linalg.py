@@ -317,8 +317,7 @@ def lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=Tr
     rank = int((s.asnumpy() > rcond * smax).sum()) if s.shape[0] else 0
     if m > n and rank == n:
         r = b - (_ops.matmul(a, x) if b.ndim == 2 else _ops.mv(a, x))
-        residues = _ops.stop_gradient(_ops.sum(r * r, 0))
-        residues = residues if b.ndim == 2 else _ops.reshape(residues, (1,))
+        residues = _ops.stop_gradient(_ops.sum(r * r, 0))  # 0-d for a 1-d b, as scipy
     else:
         residues = _ops.zeros((0,), dtype)
     return x, residues, _C.Tensor(rank, _C.int32), s
