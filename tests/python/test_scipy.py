@@ -133,6 +133,21 @@ def test_eigh(n, lower):
            sla.eigh(sym, eigvals_only=True), 1e-4)
 
 
+@pytest.mark.parametrize("dtype,tol", [(np.complex64, 1e-4), (np.complex128, 1e-10)])
+@pytest.mark.parametrize("lower", [True, False])
+def test_eigh_hermitian(dtype, tol, lower):
+    n = 6
+    a = (RNG.standard_normal((n, n)) + 1j * RNG.standard_normal((n, n))).astype(dtype)
+    off = np.tril(a, -1) if lower else np.triu(a, 1)
+    herm = off + off.conj().T + np.diag(np.diag(a).real)  # the diagonal's imaginary part unread
+    w, v = msp.linalg.eigh(ms.Tensor(a), lower=lower)
+    assert w.dtype == (ms.float32 if dtype == np.complex64 else ms.float64)
+    _close(w, sla.eigh(herm, eigvals_only=True), tol * 10)
+    vv = v.asnumpy()
+    _close(vv.conj().T @ vv, np.eye(n), tol * 10)
+    _close(herm @ vv, vv * w.asnumpy(), tol * 10)
+
+
 def test_eigh_primitive_graph_and_gradient():
     a = _spd(4, np.float64)
     w_eager, v_eager = Eigh(True, True)(ms.Tensor(a))

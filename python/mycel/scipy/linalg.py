@@ -7,7 +7,8 @@ mode compiles them and autodiff differentiates them):
 - lu(a) -> (p, l, u) with a = p l u for [M, N]; lu_factor(a) -> (lu, piv) (LAPACK's packed
   form, piv[i] the row swapped with row i, 0-based) and lu_solve((lu, piv), b, trans):
   Gaussian elimination with partial pivoting, one step per column;
-- eigh(a, lower, eigvals_only) -> (w ascending, v) for a real symmetric a: cyclic Jacobi
+- eigh(a, lower, eigvals_only) -> (w ascending, v) for a real symmetric or complex Hermitian
+  a: cyclic Jacobi
   rotations (ops/function/eigh_func.py; the triangle lower names is read);
 - lstsq (x = pinv(a) b by mycel's SVD, with scipy's residues / rank / s), inv, det,
   block_diag.
@@ -270,8 +271,8 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
 # ---- eigh ------------------------------------------------------------------------------------
 def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False,
          turbo=True, eigvals=None, _type=1, check_finite=True):
-    """(w, v): the eigenvalues (ascending) and orthonormal eigenvectors (columns) of the real
-    symmetric a [N, N], read from its lower (or upper) triangle; w alone with
+    """(w, v): the eigenvalues (ascending, real) and orthonormal eigenvectors (columns) of the
+    real symmetric or complex Hermitian a [N, N], read from its lower (or upper) triangle; w alone with
     eigvals_only. a must be one 2-D matrix (scipy's); the generalized problem (b) is not
     supported (a ValueError, as MindSpore's)."""
     for arg, value in (("lower", lower), ("eigvals_only", eigvals_only),
@@ -281,7 +282,8 @@ def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite
     if b is not None or eigvals is not None:  # MindSpore's error for them
         raise ValueError("For 'eigh', the generalized problem (b) and selecting eigenvalues "
                          "(eigvals) are not supported.")
-    a = _float_tensor(a, "eigh")
+    if not (isinstance(a, _C.Tensor) and a.dtype in (_C.complex64, _C.complex128)):
+        a = _float_tensor(a, "eigh")
     _check_2d(a, "eigh")
     _square(a, "eigh")
     w, v = _eigh.eigh(a, lower)

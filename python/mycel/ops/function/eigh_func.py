@@ -6,20 +6,30 @@ t = sign(tau) / (|tau| + sqrt(1 + tau^2)), c = 1 / sqrt(1 + t^2), s = c t, A <- 
 V <- V J. 6 + N / 3 sweeps over all pairs (Jacobi converges quadratically once the
 off-diagonal is small: float64 reaches rounding level for N up to ~50). The eigenvalues come
 ascending, the eigenvectors as V's columns in that order. Only the triangle `lower` names is
-read (the matrix is mirrored from it), as LAPACK's syevd."""
+read (the matrix is mirrored from it), as LAPACK's syevd.
+
+Complex Hermitian matrices take the same rotations after a phase: with a_pq = |a_pq| e^{i phi},
+J = diag(.., 1 at p, e^{-i phi} at q, ..) R makes the pair real before the real rotation R;
+A <- J^H A J keeps the diagonal real, the eigenvalues come real (float32 / float64) and the
+eigenvectors complex."""
 import numpy as np
 
 from mycel import _mycel as _C
 from mycel.ops.function import array_func as _a, math_func as _m
+from mycel.ops.function import complex_func as _cx
 from mycel.ops.function.layout_func import tril as _tril, triu as _triu
 from mycel.ops.function.sort_scan_func import sort as _sort
 from mycel.ops.primitive import constexpr
 
 
+_REAL = {_C.complex64: _C.float32, _C.complex128: _C.float64}
+
+
 @constexpr
 def _plan(shape, dtype):
-    if dtype not in (_C.float32, _C.float64):
-        raise TypeError(f"For 'eigh', the input must be float32 or float64, but got {dtype}.")
+    if dtype not in (_C.float32, _C.float64, _C.complex64, _C.complex128):
+        raise TypeError(f"For 'eigh', the input must be float32, float64, complex64 or "
+                        f"complex128, but got {dtype}.")
     if len(shape) < 2 or shape[-1] != shape[-2]:
         raise ValueError(f"For 'eigh', the input must be square matrices [..., N, N], but got "
                          f"shape {tuple(shape)}.")
@@ -64,20 +74,51 @@ def _rotate(a, v, n, p, q, tiny):
     return _m.matmul(_mt(j), _m.matmul(a, j)), _m.matmul(v, j)
 
 
+def _rotate_complex(a, v, n, p, q, tiny):
+    epp, eqq, epq, eqp = _pair_consts(n, p, q, a.dtype)
+    app = _cx.real(_m.sum(a * epp, (-2, -1), True))
+    aqq = _cx.real(_m.sum(a * eqq, (-2, -1), True))
+    apq = _m.sum(a * epq, (-2, -1), True)
+    mag = _m.abs(apq)
+    small = _m.less_equal(mag, tiny)
+    safe = _m.where(small, _a.ones_like(mag), mag)
+    phase = _m.where(small, _a.ones_like(apq), apq / safe.astype(a.dtype))  # e^{i phi}
+    tau = (aqq - app) / (2.0 * safe)
+    sgn = _m.where(_m.greater_equal(tau, 0), _a.ones_like(tau), -_a.ones_like(tau))
+    t = sgn / (_m.abs(tau) + _m.sqrt(1.0 + tau * tau))
+    t = _m.where(small, _a.zeros_like(t), t)
+    c = (1.0 / _m.sqrt(1.0 + t * t)).astype(a.dtype)
+    s = c * t.astype(a.dtype)
+    back = _cx.conj(phase)  # e^{-i phi}
+    j = _eye(n, a.dtype) + (c - 1.0) * epp + (c * back - 1.0) * eqq + s * epq - s * back * eqp
+    jh = _cx.conj(_mt(j))
+    return _m.matmul(jh, _m.matmul(a, j)), _m.matmul(v, j)
+
+
 def eigh(a, lower=True):
     """(w [..., N] ascending, v [..., N, N]) with sym(a) v = v diag(w), sym(a) the symmetric
-    matrix of a's lower (or upper) triangle."""
+    (Hermitian) matrix of a's lower (or upper) triangle; w is real."""
     n = _plan(a.shape, a.dtype)
     eye = _eye(n, a.dtype)
     tri = _tril(a) if lower else _triu(a)
-    a = tri + _mt(tri) - tri * eye
+    complex_ = a.dtype in _REAL
+    off = tri - tri * eye
+    diag = tri * eye
+    if complex_:  # the diagonal's imaginary part is not read (LAPACK's heevd)
+        a = off + _cx.conj(_mt(off)) + _cx.real(diag).astype(a.dtype)
+    else:
+        a = off + _mt(off) + diag
     v = _a.zeros_like(a) + eye
-    tiny = 1e-300 if a.dtype == _C.float64 else 1e-37
+    real = _REAL.get(a.dtype, a.dtype)
+    tiny = 1e-300 if real == _C.float64 else 1e-37
+    rotate = _rotate_complex if complex_ else _rotate
     for _ in range(6 + n // 3):
         for p in range(n - 1):
             for q in range(p + 1, n):
-                a, v = _rotate(a, v, n, p, q, tiny)
+                a, v = rotate(a, v, n, p, q, tiny)
     w = _m.sum(a * eye, -1)
+    if complex_:
+        w = _cx.real(w)
     w, order = _sort(w, -1)
     idx = _a.broadcast_to(_a.expand_dims(order, -2), tuple(v.shape))
     return w, _a.gather_elements(v, -1, idx)
