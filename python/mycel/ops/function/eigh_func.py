@@ -26,6 +26,13 @@ _REAL = {_C.complex64: _C.float32, _C.complex128: _C.float64}
 
 
 @constexpr
+def _real_plan(dtype):
+    """(whether dtype is complex, its real dtype, the rotation threshold)."""
+    real = _REAL.get(dtype, dtype)
+    return dtype in _REAL, real, 1e-300 if real == _C.float64 else 1e-37
+
+
+@constexpr
 def _plan(shape, dtype):
     if dtype not in (_C.float32, _C.float64, _C.complex64, _C.complex128):
         raise TypeError(f"For 'eigh', the input must be float32, float64, complex64 or "
@@ -101,7 +108,7 @@ def eigh(a, lower=True):
     n = _plan(a.shape, a.dtype)
     eye = _eye(n, a.dtype)
     tri = _tril(a) if lower else _triu(a)
-    complex_ = a.dtype in _REAL
+    complex_, _, tiny = _real_plan(a.dtype)
     off = tri - tri * eye
     diag = tri * eye
     if complex_:  # the diagonal's imaginary part is not read (LAPACK's heevd)
@@ -109,8 +116,6 @@ def eigh(a, lower=True):
     else:
         a = off + _mt(off) + diag
     v = _a.zeros_like(a) + eye
-    real = _REAL.get(a.dtype, a.dtype)
-    tiny = 1e-300 if real == _C.float64 else 1e-37
     rotate = _rotate_complex if complex_ else _rotate
     for _ in range(6 + n // 3):
         for p in range(n - 1):
