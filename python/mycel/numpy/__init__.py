@@ -82,5 +82,4 @@ from mycel.numpy.creations import *  # noqa: F401,F403,E402
 from mycel.numpy.pad import pad  # noqa: F401,E402
 from mycel.numpy.manipulation import *  # noqa: F401,F403,E402
 from mycel.numpy.math_np import *  # noqa: F401,F403,E402
-round = around  # noqa: A001 (numpy's alias)
-bitwise_not = invert
+from mycel.numpy.math_more import around as round, invert as bitwise_not  # noqa: E402,A004

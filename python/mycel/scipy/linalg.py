@@ -272,8 +272,8 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
 def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False,
          turbo=True, eigvals=None, _type=1, check_finite=True):
     """(w, v): the eigenvalues (ascending, real) and orthonormal eigenvectors (columns) of the
-    real symmetric or complex Hermitian a [N, N], read from its lower (or upper) triangle; w alone with
-    eigvals_only. a must be one 2-D matrix (scipy's); the generalized problem (b) is not
+    real symmetric or complex Hermitian a [N, N], read from its lower (or upper) triangle; w
+    alone with eigvals_only. a must be one 2-D matrix (scipy's); the generalized problem (b) is not
     supported (a ValueError, as MindSpore's)."""
     for arg, value in (("lower", lower), ("eigvals_only", eigvals_only),
                        ("overwrite_a", overwrite_a), ("overwrite_b", overwrite_b),
