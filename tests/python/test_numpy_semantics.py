@@ -382,3 +382,19 @@ def test_ravel_multi_index_graph_mode():
         ms.set_context(mode=ms.PYNATIVE_MODE)
     _same(got, want, dtype=False)
     _same(fn(ms.Tensor(idx)), want, dtype=False)
+
+
+def test_fft_submodule_matches_numpy():
+    x = RNG.standard_normal((4, 6)).astype(np.float32)
+    t = ms.Tensor(x)
+    for name, kw in [("fft", {"n": 8, "axis": 0}), ("ifft", {"norm": "ortho"}), ("rfft", {}),
+                     ("irfft", {"n": 10}), ("hfft", {}), ("ihfft", {})]:
+        _same(getattr(mnp.fft, name)(t, **kw), getattr(np.fft, name)(x, **kw), tol=1e-4,
+              dtype=False)
+    for name, kw in [("fft2", {}), ("ifft2", {"s": (3, 5)}), ("fftn", {"axes": (1,)}),
+                     ("ifftn", {}), ("rfft2", {}), ("irfft2", {}), ("rfftn", {}),
+                     ("irfftn", {"s": (4, 6)})]:
+        _same(getattr(mnp.fft, name)(t, **kw), getattr(np.fft, name)(x, **kw), tol=1e-4,
+              dtype=False)
+    _same(mnp.fft.fftshift(t), np.fft.fftshift(x))
+    _same(mnp.fft.ifftshift(t, axes=1), np.fft.ifftshift(x, axes=1))

@@ -83,3 +83,4 @@ from mycel.numpy.pad import pad  # noqa: F401,E402
 from mycel.numpy.manipulation import *  # noqa: F401,F403,E402
 from mycel.numpy.math_np import *  # noqa: F401,F403,E402
 from mycel.numpy.math_more import around as round, invert as bitwise_not  # noqa: E402,A004
+from mycel.numpy import fft  # noqa: F401,E402
