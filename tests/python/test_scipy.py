@@ -349,3 +349,19 @@ def test_lstsq_gradient_is_pinvs():
     # d(sum x)/db = pinv(a)^T 1
     g = ms.grad(lambda y: msp.linalg.lstsq(ms.Tensor(a), y)[0].sum())(ms.Tensor(b))
     _close(g, np.linalg.pinv(a).T @ np.ones((5, 3)), 1e-8)
+
+
+def test_dynamic_shapes_are_refused_with_a_clear_error():
+    class Net(ms.nn.Cell):
+        def construct(self, a, b):
+            return msp.linalg.solve_triangular(a, b, lower=True)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        net = Net()
+        place = ms.Tensor(shape=[None, None], dtype=ms.float32)
+        net.set_inputs(place, place)
+        a = ms.Tensor(_well_conditioned(3, np.float32))
+        with pytest.raises(ValueError, match="static shape"):
+            net(a, a)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)

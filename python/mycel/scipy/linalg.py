@@ -47,7 +47,15 @@ def _float_tensor(x, name, arg="a", allow_ints=True):
                     f"{' (or int32 / int64)' if allow_ints else ''}, but got {x.dtype}.")
 
 
+@_constexpr
+def _static(shape, name, arg):
+    if any(d is None or d < 0 for d in shape):
+        raise ValueError(f"For '{name}', {arg} must have a static shape (the solve unrolls over "
+                         f"its size), but got shape {tuple(shape)} (dynamic dimensions).")
+
+
 def _square(a, name, arg="a"):
+    _static(a.shape, name, arg)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ValueError(f"For '{name}', {arg} must be square matrices [..., N, N], but got "
                          f"shape {tuple(a.shape)}.")

@@ -37,6 +37,9 @@ def _plan(shape, dtype):
     if dtype not in (_C.float32, _C.float64, _C.complex64, _C.complex128):
         raise TypeError(f"For 'eigh', the input must be float32, float64, complex64 or "
                         f"complex128, but got {dtype}.")
+    if any(d is None or d < 0 for d in shape):
+        raise ValueError(f"For 'eigh', the input must have a static shape (the rotations unroll "
+                         f"over its size), but got shape {tuple(shape)}.")
     if len(shape) < 2 or shape[-1] != shape[-2]:
         raise ValueError(f"For 'eigh', the input must be square matrices [..., N, N], but got "
                          f"shape {tuple(shape)}.")
