@@ -5,7 +5,9 @@ Each rotation J zeroes one off-diagonal pair (p, q): with tau = (a_qq - a_pp) / 
 t = sign(tau) / (|tau| + sqrt(1 + tau^2)), c = 1 / sqrt(1 + t^2), s = c t, A <- J^T A J and
 V <- V J. 6 + N / 3 sweeps over all pairs (Jacobi converges quadratically once the
 off-diagonal is small: float64 reaches rounding level for N up to ~50). The eigenvalues come
-ascending, the eigenvectors as V's columns in that order. Only the triangle `lower` names is
+ascending, the eigenvectors as V's columns in that order. float32 / complex64 inputs rotate in
+float64 / complex128 and round the results back: the hundreds of unrolled rotations (and
+autodiff through them) lose float32's few digits otherwise. Only the triangle `lower` names is
 read (the matrix is mirrored from it), as LAPACK's syevd.
 
 Complex Hermitian matrices take the same rotations after a phase: with a_pq = |a_pq| e^{i phi},
@@ -23,6 +25,13 @@ from mycel.ops.primitive import constexpr
 
 
 _REAL = {_C.complex64: _C.float32, _C.complex128: _C.float64}
+_WORK = {_C.float32: _C.float64, _C.complex64: _C.complex128}
+
+
+@constexpr
+def _work_dtype(dtype):
+    """The dtype the rotations run in for dtype (None: dtype itself)."""
+    return _WORK.get(dtype)
 
 
 @constexpr
@@ -109,6 +118,10 @@ def eigh(a, lower=True):
     """(w [..., N] ascending, v [..., N, N]) with sym(a) v = v diag(w), sym(a) the symmetric
     (Hermitian) matrix of a's lower (or upper) triangle; w is real."""
     n = _plan(a.shape, a.dtype)
+    work = _work_dtype(a.dtype)
+    if work is not None:  # float32 / complex64 rotate in double precision (see the docstring)
+        w, v = eigh(a.astype(work), lower)
+        return w.astype(_real_plan(a.dtype)[1]), v.astype(a.dtype)
     eye = _eye(n, a.dtype)
     tri = _tril(a) if lower else _triu(a)
     complex_, _, tiny = _real_plan(a.dtype)
