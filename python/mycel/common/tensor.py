@@ -17,6 +17,9 @@ Tensor = _C.Tensor
 
 def _shape_args(shape):
     if len(shape) == 1 and not isinstance(shape[0], int):
+        if isinstance(shape[0], (set, frozenset, dict, str, float)):  # unordered or not ints
+            raise TypeError(f"a shape must be ints or one sequence of ints, but got "
+                            f"{type(shape[0]).__name__}.")
         return tuple(shape[0])
     return tuple(shape)
 
@@ -552,6 +555,12 @@ from mycel.common import _tensor_linalg_methods  # noqa: E402
 for _name, _fn in _tensor_linalg_methods.METHODS.items():
     setattr(Tensor, _name, _fn)
 Tensor._mycel_graph_forms.update(_tensor_linalg_methods.GRAPH_FORMS)
+
+# numpy-style methods on mycel.numpy (common/_tensor_numpy_methods.py).
+from mycel.common import _tensor_numpy_methods  # noqa: E402
+for _name, _fn in _tensor_numpy_methods.METHODS.items():
+    if not hasattr(Tensor, _name):
+        setattr(Tensor, _name, _fn)
 
 def _set_const_arg(self, const_arg=True):
     """MindSpore's ``Tensor.set_const_arg(const_arg=True)``: whether the tensor, given to a

@@ -1,7 +1,8 @@
 """mycel.numpy: numpy-style functions on mycel Tensors (MindSpore's mindspore.numpy)."""
 from mycel import _mycel as _C
 from mycel.ops.function import math_func as _m, array_func as _a
-from mycel.numpy._dtypes import to_dtype as _to_dtype, default_narrow as _default_narrow
+from mycel.numpy._dtypes import to_dtype as _to_dtype
+from mycel.numpy.creations import asarray
 
 from mycel._mycel import (int8, uint8, int16, int32, int64, float16, float32,  # noqa: F401
                           float64, bfloat16)
@@ -11,70 +12,30 @@ from mycel._mycel import complex64, complex128  # noqa: F401
 bool_ = getattr(_C, "bool")
 float_ = float32
 int_ = int32
+uint = uint32
 pi = 3.141592653589793
 e = 2.718281828459045
+inf = PINF = float("inf")
+NINF = float("-inf")
+nan = float("nan")
+numeric_types = ["int_", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32",
+                 "uint64", "float_", "float16", "float32", "float64", "bool_"]
 
 
-def array(obj, dtype=None, copy=True, ndmin=0):
-    """A Tensor from array-like data (float64 and int64 data become float32 and int32 without
-    a dtype, mindspore.numpy's defaults; a Tensor keeps its dtype)."""
-    dtype = _to_dtype(dtype)
-    if isinstance(obj, _C.Tensor):
-        t = obj if dtype is None else obj.astype(dtype)
-    elif dtype is not None:
-        t = _C.Tensor(obj, dtype)
-    else:
-        t = _default_narrow(_C.Tensor(obj))
-    while t.ndim < ndmin:
-        t = t.expand_dims(0)
-    return t
-
-
-def asarray(a, dtype=None):
-    """a as a Tensor (no copy when it already is one of that dtype)."""
-    if isinstance(a, _C.Tensor):
-        return a if dtype is None else a.astype(_to_dtype(dtype))
-    return array(a, dtype)
-
-
-add, subtract, multiply, divide, true_divide = _m.add, _m.sub, _m.mul, _m.div, _m.div
-power, maximum, minimum, remainder, mod = _m.pow, _m.maximum, _m.minimum, _m.remainder, \
-    _m.remainder
-floor_divide, negative, absolute, abs = _m.floor_divide, _m.neg, _m.abs, _m.abs  # noqa: A001
-exp, log, log1p, sqrt, square = _m.exp, _m.log, _m.log1p, _m.sqrt, _m.square
-sin, cos, tanh, sign, reciprocal = _m.sin, _m.cos, _m.tanh, _m.sign, _m.reciprocal
 equal, not_equal, less, less_equal = _m.equal, _m.not_equal, _m.less, _m.less_equal
 greater, greater_equal = _m.greater, _m.greater_equal
 logical_and, logical_or, logical_not = _m.logical_and, _m.logical_or, _m.logical_not
-where, matmul, clip = _m.where, _m.matmul, _m.clamp
+matmul = _m.matmul
 reshape, transpose, squeeze = _a.reshape, lambda a, axes=None: _a.transpose(
     a, axes if axes is not None else tuple(reversed(range(asarray(a).ndim)))), _a.squeeze
-expand_dims, concatenate, stack, tile = _a.expand_dims, _a.concat, _a.stack, _a.tile
-broadcast_to, zeros_like, ones_like = _a.broadcast_to, _a.zeros_like, _a.ones_like
-
-
-def sum(a, axis=None, dtype=None, keepdims=False):  # noqa: A001
-    """Sum over axis."""
-    return _m.sum(asarray(a), axis, keepdims, dtype=dtype)
+expand_dims, stack = _a.expand_dims, _a.stack
+broadcast_to = _a.broadcast_to
 
 
 def mean(a, axis=None, keepdims=False, dtype=None):
     """Mean over axis."""
     out = _m.mean(asarray(a), axis, keepdims)
     return out if dtype is None else out.astype(dtype)
-
-
-def amax(a, axis=None, keepdims=False):
-    """Maximum over axis."""
-    return _m.amax(asarray(a), axis, keepdims)
-
-
-def amin(a, axis=None, keepdims=False):
-    """Minimum over axis."""
-    return _m.amin(asarray(a), axis, keepdims)
-
-
-max, min = amax, amin  # noqa: A001
 
 
 def prod(a, axis=None, keepdims=False):
@@ -92,11 +53,6 @@ def argmin(a, axis=None):
     return _m.argmin(asarray(a), axis)
 
 
-def dot(a, b):
-    """numpy.dot for 1-d and 2-d operands."""
-    return _m.matmul(asarray(a), asarray(b))
-
-
 def zeros(shape, dtype=float32):
     """Zeros of shape."""
     return _a.zeros(shape, _to_dtype(dtype))
@@ -107,22 +63,9 @@ def ones(shape, dtype=float32):
     return _a.ones(shape, _to_dtype(dtype))
 
 
-def full(shape, fill_value, dtype=None):
-    """shape filled with fill_value."""
-    return _a.full(shape, fill_value, dtype=_to_dtype(dtype))
-
-
 def arange(start, stop=None, step=1, dtype=None):
     """numpy.arange."""
     return _a.arange(start, stop, step, dtype=_to_dtype(dtype))
-
-
-def linspace(start, stop, num=50, endpoint=True, dtype=None):
-    """num evenly spaced values from start to stop."""
-    div = (num - 1) if endpoint else num
-    step = (stop - start) / div if div > 0 else 0.0
-    out = _m.add(_m.mul(_a.arange(0, num, 1).astype(float32), step), start)
-    return out if dtype is None else out.astype(dtype)
 
 
 def isnan(x):
@@ -130,7 +73,14 @@ def isnan(x):
     return _m.not_equal(x, x)
 
 
-# The rest of mindspore.numpy (math_more.py, array_more.py, linalg_more.py).
+# The rest of mindspore.numpy; later modules replace earlier names with numpy's semantics
+# (creations, pad, manipulation, math_np).
 from mycel.numpy.math_more import *  # noqa: F401,F403,E402
 from mycel.numpy.array_more import *  # noqa: F401,F403,E402
 from mycel.numpy.linalg_more import *  # noqa: F401,F403,E402
+from mycel.numpy.creations import *  # noqa: F401,F403,E402
+from mycel.numpy.pad import pad  # noqa: F401,E402
+from mycel.numpy.manipulation import *  # noqa: F401,F403,E402
+from mycel.numpy.math_np import *  # noqa: F401,F403,E402
+from mycel.numpy.math_more import around as round, invert as bitwise_not  # noqa: E402,A004
+from mycel.numpy import fft  # noqa: F401,E402

@@ -4,12 +4,15 @@ float64/int64 data converted without a dtype)."""
 import numpy as _np
 
 from mycel import _mycel as _C
+from mycel.ops.primitive import constexpr as _constexpr
 
 _PY = {int: _C.int32, float: _C.float32, bool: getattr(_C, "bool")}
 
 
+@_constexpr
 def to_dtype(d):
-    """The mycel dtype d names (None stays None); a TypeError for anything else."""
+    """The mycel dtype d names (None stays None); a TypeError for anything else (graph mode
+    resolves it at compile time)."""
     if d is None or isinstance(d, _C.DType):
         return d
     if d in _PY:

@@ -170,13 +170,6 @@ def flipud(m):
     return flip(m, 0)
 
 
-def roll(a, shift, axis=None):
-    """Elements shifted along axis (of the flattened array when None), wrapping around."""
-    a = _t(a)
-    if axis is None:
-        return _ops.reshape(_ops.roll(_ops.reshape(a, (-1,)), shift, 0), a.shape)
-    return _ops.roll(a, shift, axis)
-
 
 def moveaxis(a, source, destination):
     """a with the axes source moved to destination."""
@@ -273,15 +266,25 @@ def isscalar(element):
 
 
 def array_equal(a1, a2, equal_nan=False):
-    """Whether the two arrays have one shape and equal elements (NaNs equal with
-    equal_nan)."""
+    """Whether the two arrays have one shape and equal elements (NaNs equal with equal_nan),
+    as a bool Tensor (mindspore.numpy's; numpy's is a Python bool)."""
     a1, a2 = _t(a1), _t(a2)
     if tuple(a1.shape) != tuple(a2.shape):
-        return False
+        return _C.Tensor(False)
     eq = _ops.equal(a1, a2)
     if equal_nan and a1.dtype.is_floating_point:
         eq = _ops.logical_or(eq, _ops.logical_and(_ops.isnan(a1), _ops.isnan(a2)))
-    return bool(_ops.all(eq).asnumpy())
+    return _ops.all(eq)
+
+
+def array_equiv(a1, a2):
+    """Whether the two arrays broadcast to one shape with equal elements (a bool Tensor)."""
+    a1, a2 = _t(a1), _t(a2)
+    try:
+        _np.broadcast_shapes(tuple(a1.shape), tuple(a2.shape))
+    except ValueError:
+        return _C.Tensor(False)
+    return _ops.all(_ops.equal(a1, a2))
 
 
 def array_str(a):
@@ -296,19 +299,6 @@ def empty(shape, dtype=_C.float32):
     return _ops.zeros(shape if not isinstance(shape, int) else (shape,), dtype)
 
 
-def empty_like(prototype, dtype=None, shape=None):
-    """A tensor like prototype (zeros)."""
-    dtype = _to_dtype(dtype)
-    p = _t(prototype)
-    return _ops.zeros(tuple(p.shape) if shape is None else shape, dtype or p.dtype)
-
-
-def full_like(a, fill_value, dtype=None, shape=None):
-    """A tensor like a filled with fill_value."""
-    dtype = _to_dtype(dtype)
-    a = _t(a)
-    return _ops.full(tuple(a.shape) if shape is None else shape, fill_value,
-                     dtype=dtype or a.dtype)
 
 
 def asfarray(a, dtype=_C.float32):
@@ -411,23 +401,6 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
     return y if dtype is None else y.astype(dtype)
 
 
-def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
-    """base ** linspace(start, stop, num)."""
-    exps = _np.linspace(start, stop, num, endpoint=endpoint)
-    out = _ops.pow(_C.Tensor(float(base)).astype(_C.float32),
-                   _C.Tensor(exps.astype(_np.float32)))
-    return out if dtype is None else out.astype(dtype)
-
-
-def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
-    """num numbers spaced evenly on a log scale from start to stop."""
-    if start == 0 or stop == 0:
-        raise ValueError("geomspace: start and stop must be non-zero.")
-    sign = -1.0 if start < 0 and stop < 0 else 1.0
-    exps = _np.linspace(_np.log10(abs(start)), _np.log10(abs(stop)), num, endpoint=endpoint)
-    out = _ops.pow(_C.Tensor(10.0).astype(_C.float32),
-                   _C.Tensor(exps.astype(_np.float32))) * sign
-    return out if dtype is None else out.astype(dtype)
 
 
 def meshgrid(*xi, sparse=False, indexing="xy"):
@@ -481,137 +454,8 @@ def vander(x, N=None, increasing=False):  # noqa: N803
     return out if x.dtype.is_floating_point else _ops.rint(out).astype(x.dtype)
 
 
-def _window(values):
-    return _C.Tensor(_np.asarray(values, dtype=_np.float32))
-
-
-def bartlett(M):  # noqa: N803
-    """The Bartlett (triangular) window of M points."""
-    n = _np.arange(M)
-    return _window(1 - _np.abs(2 * n / (M - 1) - 1) if M > 1 else _np.ones(M))
-
-
-def blackman(M):  # noqa: N803
-    """The Blackman window of M points."""
-    n = _np.arange(M)
-    return _window(0.42 - 0.5 * _np.cos(2 * _np.pi * n / (M - 1)) +
-                   0.08 * _np.cos(4 * _np.pi * n / (M - 1)) if M > 1 else _np.ones(M))
-
-
-def hamming(M):  # noqa: N803
-    """The Hamming window of M points."""
-    n = _np.arange(M)
-    return _window(0.54 - 0.46 * _np.cos(2 * _np.pi * n / (M - 1)) if M > 1 else _np.ones(M))
-
-
-def hanning(M):  # noqa: N803
-    """The Hann window of M points."""
-    n = _np.arange(M)
-    return _window(0.5 - 0.5 * _np.cos(2 * _np.pi * n / (M - 1)) if M > 1 else _np.ones(M))
-
-
-# ---- pad -------------------------------------------------------------------------------------
-def _pad_index(n, before, after, mode):
-    i = _np.arange(-before, n + after)
-    if mode == "edge":
-        return _np.clip(i, 0, n - 1)
-    if mode == "wrap":
-        return _np.mod(i, n)
-    if mode in ("reflect", "symmetric"):
-        period = 2 * (n - 1) if mode == "reflect" else 2 * n
-        if period == 0:
-            return _np.zeros_like(i)
-        j = _np.mod(i, period)
-        return _np.where(j < n, j, period - j - (0 if mode == "reflect" else 1))
-    raise ValueError(f"pad: mode must be 'constant', 'edge', 'reflect', 'symmetric' or "
-                     f"'wrap', but got {mode!r}.")
-
-
-@_constexpr
-def _pad_plan(shape, pad_width, mode):
-    """(the constant mode's flat padding, last axis first; per axis the gather index of the
-    other modes, or None where the axis is not padded)."""
-    widths = _np.broadcast_to(_np.asarray(pad_width, dtype=_np.int64), (len(shape), 2))
-    if (widths < 0).any():
-        raise ValueError(f"pad: pad_width must be non-negative, but got {pad_width!r}.")
-    flat = tuple(int(v) for pair in widths[::-1] for v in pair)
-    if mode == "constant":
-        return flat, ()
-    index = tuple(None if not (b or e) else
-                  _C.Tensor(_pad_index(shape[ax], int(b), int(e), mode).astype(_np.int64))
-                  for ax, (b, e) in enumerate(widths))
-    return flat, index
-
-
-def pad(arr, pad_width, mode="constant", constant_values=0):
-    """arr padded by pad_width ((before, after) per axis, or one pair, or one int) with a
-    constant, its edge values, its reflection (edge excluded or included: 'reflect',
-    'symmetric') or its wrap-around."""
-    a = _t(arr)
-    flat, index = _pad_plan(a.shape, pad_width, mode)
-    if mode == "constant":
-        return _ops.pad(a, flat, value=constant_values)
-    y = a
-    for ax in range(a.ndim):
-        if index[ax] is not None:
-            y = _ops.gather(y, index[ax], ax)
-    return y
-
-
-# ---- histograms ------------------------------------------------------------------------------
-def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
-    """The bin edges histogram would use: bins + 1 equal-width edges over range (the data's
-    min and max by default), or the given edges."""
-    a = _t(a)
-    if not isinstance(bins, _numbers.Integral):
-        return _t(bins).astype(_C.float32)
-    if range is None:
-        lo, hi = float(_ops.amin(a).asnumpy()), float(_ops.amax(a).asnumpy())
-    else:
-        lo, hi = float(range[0]), float(range[1])
-    if lo == hi:
-        lo, hi = lo - 0.5, hi + 0.5
-    return _C.Tensor(_np.linspace(lo, hi, int(bins) + 1).astype(_np.float32))
-
-
-def histogram(a, bins=10, range=None, weights=None, density=False):  # noqa: A002
-    """(counts, edges): how many values of a fall in each bin (the last bin includes its
-    right edge; values outside the edges are not counted), weighted with weights, as a
-    probability density with density."""
-    a = _ops.reshape(_t(a), (-1,)).astype(_C.float32)
-    edges = histogram_bin_edges(a, bins, range)
-    n = edges.shape[0] - 1
-    inner = _ops.narrow(edges, 0, 1, n - 1)
-    # bin index = number of inner edges <= x
-    idx = _ops.sum(_ops.less_equal(inner, _ops.expand_dims(a, -1)).astype(_C.int64), -1)
-    inside = _ops.logical_and(_ops.greater_equal(a, edges[0]), _ops.less_equal(a, edges[n]))
-    w = _ops.ones_like(a) if weights is None else _ops.reshape(_t(weights), (-1,)).astype(
-        _C.float32)
-    w = _ops.where(inside, w, _ops.zeros_like(w))
-    onehot = _ops.equal(_ops.expand_dims(idx, -1),
-                        _C.Tensor(_np.arange(n, dtype=_np.int64))).astype(_C.float32)
-    counts = _ops.sum(onehot * _ops.expand_dims(w, -1), 0)
-    if density:
-        widths = _ops.narrow(edges, 0, 1, n) - _ops.narrow(edges, 0, 0, n)
-        return counts / (_ops.sum(counts) * widths), edges
-    if weights is None:
-        counts = _ops.rint(counts).astype(_C.int64)
-    return counts, edges
-
 
 # ---- selection, sets and indices --------------------------------------------------------------
-def select(condlist, choicelist, default=0):
-    """The element of the first choice whose condition holds, else default."""
-    conds = [_t(c) for c in condlist]
-    choices = [_t(c) for c in choicelist]
-    if len(conds) != len(choices):
-        raise ValueError("select: condlist and choicelist must have the same length.")
-    out = _ops.ones_like(choices[0]) * default
-    for c, v in reversed(list(zip(conds, choices))):
-        out = _ops.where(c, v, out)
-    return out
-
-
 def choose(a, choices, mode="clip"):
     """out[i] = choices[a[i]][i] (indices clipped or wrapped by mode)."""
     a = _t(a).astype(_C.int64)
@@ -644,20 +488,6 @@ def piecewise(x, condlist, funclist, *args, **kw):
     return out
 
 
-def apply_along_axis(func1d, axis, arr, *args, **kwargs):
-    """func1d applied to the 1-d slices of arr along axis, the results stacked in its
-    place."""
-    arr = _t(arr)
-    moved = moveaxis(arr, axis, -1)
-    lead = tuple(moved.shape[:-1])
-    flat = _ops.reshape(moved, (-1, moved.shape[-1]))
-    res = [_t(func1d(flat[i], *args, **kwargs)) for i in range(flat.shape[0])]
-    out = _ops.stack(tuple(res), 0)
-    out = _ops.reshape(out, lead + tuple(out.shape[1:]))
-    if out.ndim == len(lead):
-        return out
-    return moveaxis(out, -1, axis % arr.ndim) if out.ndim == arr.ndim else out
-
 
 def apply_over_axes(func, a, axes):
     """func(a, axis) applied for each axis in turn, keeping the dimension."""
@@ -668,10 +498,6 @@ def apply_over_axes(func, a, axes):
     return a
 
 
-def argwhere(a):
-    """The indices of the non-zero elements, one row each."""
-    return _ops.argwhere(_t(a))
-
 
 def in1d(ar1, ar2, invert=False):
     """For each element of the flattened ar1, whether it occurs in ar2."""
@@ -681,14 +507,15 @@ def in1d(ar1, ar2, invert=False):
     return _ops.logical_not(hit) if invert else hit
 
 
+def isin(element, test_elements, invert=False):
+    """For each element of element (its shape kept), whether it occurs in test_elements."""
+    e = _t(element)
+    return _ops.reshape(in1d(e, test_elements, invert), tuple(e.shape))
+
+
 def _unique1d(a):
     return _ops.unique(_ops.reshape(_t(a), (-1,)))[0]
 
-
-def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
-    """The sorted unique values in both arrays (eager: the size depends on the data)."""
-    u = _ops.sort(_unique1d(ar1))[0]
-    return _ops.masked_select(u, in1d(u, ar2))
 
 
 def setdiff1d(ar1, ar2, assume_unique=False):
@@ -722,26 +549,22 @@ def bincount(x, weights=None, minlength=0, length=None):
     return _ops.sum(onehot.astype(w.dtype) * _ops.expand_dims(w, -1), 0)
 
 
-def unravel_index(indices, shape, order="C"):
-    """The coordinates in an array of shape of flat indices (a tuple of tensors)."""
-    idx = _t(indices).astype(_C.int64)
-    dims = list(shape) if order == "C" else list(reversed(shape))
-    out = []
-    for d in reversed(dims):
-        out.append(_ops.remainder(idx, d))
-        idx = _ops.floor_divide(idx, d)
-    out = list(reversed(out))
-    return tuple(out if order == "C" else reversed(out))
-
 
 def ravel_multi_index(multi_index, dims, mode="clip", order="C"):
     """The flat indices of coordinates in an array of shape dims ('clip' or 'wrap' out of
     range coordinates)."""
-    coords = [_t(c).astype(_C.int64) for c in multi_index]
-    order_dims = list(dims) if order == "C" else list(reversed(dims))
-    order_coords = coords if order == "C" else list(reversed(coords))
+    if mode not in ("clip", "wrap"):
+        raise ValueError(f"For 'ravel_multi_index', mode must be 'clip' or 'wrap', but got "
+                         f"{mode!r}.")
+    if order not in ("C", "F"):
+        raise ValueError(f"For 'ravel_multi_index', order must be 'C' or 'F', but got "
+                         f"{order!r}.")
+    n = len(dims)
     flat = None
-    for c, d in zip(order_coords, order_dims):
+    for k in range(n):
+        i = k if order == "C" else n - 1 - k
+        d = dims[i]
+        c = _t(multi_index[i]).astype(_C.int64)
         c = _ops.remainder(c, d) if mode == "wrap" else _ops.clamp(c, 0, d - 1)
         flat = c if flat is None else flat * d + c
     return flat

@@ -7,6 +7,7 @@ import numpy as _np
 
 from mycel import _mycel as _C
 from mycel import ops as _ops
+from mycel.numpy._dtypes import to_dtype as _to_dtype
 from mycel.ops.primitive import constexpr as _constexpr
 
 
@@ -234,57 +235,55 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 def sometrue(a, axis=None, keepdims=False):
     """Whether any element (over axis) is true."""
     a = _t(a)
-    return _ops.any(a.astype(_C.bool), axis, keepdims)
+    return _ops.any(a.astype(_C.bool), axis, bool(keepdims))
 
 
-def promote_types(type1, type2):
-    """The dtype both promote to (MindSpore's rules)."""
-    return _C.promote_types(type1, type2)
 
 
-def result_type(*arrays_and_dtypes):
-    """The dtype of an operation on all the arguments (tensors, dtypes, Python scalars taking
-    a tensor's dtype as MindSpore's weak scalars)."""
-    types = []
-    for x in arrays_and_dtypes:
-        if isinstance(x, _C.Tensor):
-            types.append(x.dtype)
-        elif isinstance(x, _C.DType):
-            types.append(x)
-    if not types:
-        scal = [x for x in arrays_and_dtypes if isinstance(x, (bool, int, float))]
-        if any(isinstance(x, float) for x in scal):
-            return _C.float32
-        return _C.bool if scal and all(isinstance(x, bool) for x in scal) else _C.int64
-    out = types[0]
-    for t in types[1:]:
-        out = _C.promote_types(out, t)
-    if any(isinstance(x, float) for x in arrays_and_dtypes) and not out.is_floating_point:
-        out = _C.float32
-    return out
+def _random_shape(shape, name):
+    if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
+        shape = tuple(shape[0])
+    if not all(isinstance(d, _numbers.Integral) and not isinstance(d, bool) for d in shape):
+        raise TypeError(f"For '{name}', the shape must be ints or one tuple of ints, but got "
+                        f"{shape!r}.")
+    if any(d < 0 for d in shape):
+        raise ValueError(f"For '{name}', the shape must not hold negative dimensions, but got "
+                         f"{shape!r}.")
+    return tuple(int(d) for d in shape)
+
+
+def _float_dtype(dtype, name):
+    dtype = _to_dtype(dtype)
+    if not dtype.is_floating_point:
+        raise ValueError(f"For '{name}', dtype must be a floating type, but got {dtype}.")
+    return dtype
 
 
 def rand(*shape, dtype=_C.float32):
-    """Samples of U[0, 1) of the given shape."""
-    if len(shape) == 1 and not isinstance(shape[0], _numbers.Integral):
-        shape = tuple(shape[0])
-    return _ops.rand(*shape, dtype=dtype)
+    """Samples of U[0, 1) of the given shape (ints, or one tuple of them)."""
+    shape = _random_shape(shape, "rand")
+    return _ops.rand(*shape, dtype=_float_dtype(dtype, "rand"))
 
 
 def randn(*shape, dtype=_C.float32):
-    """Samples of N(0, 1) of the given shape."""
-    if len(shape) == 1 and not isinstance(shape[0], _numbers.Integral):
-        shape = tuple(shape[0])
-    return _ops.randn(*shape, dtype=dtype)
+    """Samples of N(0, 1) of the given shape (ints, or one tuple of them)."""
+    shape = _random_shape(shape, "randn")
+    return _ops.randn(*shape, dtype=_float_dtype(dtype, "randn"))
 
 
 def randint(minval, maxval=None, shape=None, dtype=_C.int32):
     """Integers uniform in [minval, maxval) ([0, minval) with one bound)."""
+    for v in (minval, maxval):
+        if v is not None and (not isinstance(v, _numbers.Integral) or isinstance(v, bool)):
+            raise TypeError(f"For 'randint', minval and maxval must be ints, but got {v!r}.")
+    dtype = _to_dtype(dtype)
+    if dtype.is_floating_point or dtype == getattr(_C, "bool"):
+        raise ValueError(f"For 'randint', dtype must be an integer type, but got {dtype}.")
     if maxval is None:
         minval, maxval = 0, minval
     if maxval <= minval:
-        raise ValueError(f"randint: maxval ({maxval}) must exceed minval ({minval}).")
-    shape = () if shape is None else ((shape,) if isinstance(shape, _numbers.Integral)
-                                      else tuple(shape))
+        raise ValueError(f"For 'randint', maxval ({maxval}) must exceed minval ({minval}).")
+    shape = () if shape is None else _random_shape(
+        (shape,) if isinstance(shape, _numbers.Integral) else tuple(shape), "randint")
     u = _ops.rand(*shape, dtype=_C.float64) if shape else _ops.rand(1, dtype=_C.float64)[0]
     return _ops.floor(u * (maxval - minval) + minval).astype(dtype)

@@ -7,6 +7,7 @@ import numpy as _np
 
 from mycel import _mycel as _C
 from mycel import ops as _ops
+from mycel.numpy._dtypes import to_dtype as _to_dtype
 from mycel.ops.primitive import constexpr as _constexpr
 
 
@@ -111,15 +112,29 @@ isneginf = _unary(_ops.isneginf, floating=False, doc="True where x is -inf.")
 isposinf = _unary(_ops.isposinf, floating=False, doc="True where x is +inf.")
 
 
+def _int_args(x1, x2):
+    """x1, x2 as integer tensors (floats holding integers convert, as mindspore.numpy's gcd
+    and lcm take them) and the dtype of the result."""
+    a, b = _t(x1), _t(x2)
+    out = _C.promote_types(a.dtype, b.dtype)
+    if a.dtype.is_floating_point:
+        a = a.astype(_C.int64)
+    if b.dtype.is_floating_point:
+        b = b.astype(_C.int64)
+    return a, b, out
+
+
 def gcd(x1, x2, dtype=None):
     """Greatest common divisor of integers, elementwise (gcd(0, 0) = 0): ops.gcd."""
-    y = _ops.gcd(_t(x1), _t(x2))
+    a, b, out = _int_args(x1, x2)
+    y = _ops.gcd(a, b).astype(out)
     return y if dtype is None else y.astype(dtype)
 
 
 def lcm(x1, x2, dtype=None):
     """Least common multiple of integers, elementwise (0 when either is 0): ops.lcm."""
-    y = _ops.lcm(_t(x1), _t(x2))
+    a, b, out = _int_args(x1, x2)
+    y = _ops.lcm(a, b).astype(out)
     return y if dtype is None else y.astype(dtype)
 
 
@@ -183,12 +198,16 @@ def _flat_axis(x, axis):
 
 
 def cumsum(a, axis=None, dtype=None):
-    """Cumulative sum along axis (of the flattened array when axis is None)."""
+    """Cumulative sum along axis (of the flattened array when axis is None). Integers narrower
+    than int32 and bools sum in int32 (mindspore.numpy's default int, where numpy uses the
+    platform int); dtype bool gives whether any element so far is nonzero."""
     x, ax = _flat_axis(a, axis)
+    if dtype is not None and _to_dtype(dtype) == _C.bool:
+        return _ops.cumsum(_ops.not_equal(x, 0).astype(_C.int32), ax) > 0
     if dtype is not None:
-        x = x.astype(dtype)
-    elif x.dtype == _C.bool or (not x.dtype.is_floating_point and x.dtype != _C.int64):
-        x = x.astype(_C.int64) if x.dtype != _C.uint64 else x
+        x = x.astype(_to_dtype(dtype))
+    elif x.dtype in (_C.bool, _C.int8, _C.int16, _C.uint8, _C.uint16):
+        x = x.astype(_C.int32)
     return _ops.cumsum(x, ax)
 
 
@@ -249,8 +268,13 @@ def nanmin(a, axis=None, keepdims=False):
 
 
 def diff(a, n=1, axis=-1, prepend=None, append=None):
-    """The n-th discrete difference along axis (prepend/append values first)."""
+    """The n-th discrete difference along axis (prepend/append values first; n = 0 returns a
+    unchanged, as numpy)."""
     x = _t(a)
+    if n == 0:
+        return x
+    if n < 0:
+        raise ValueError(f"For 'diff', n must be non-negative, but got {n}.")
     parts = []
     for extra in (prepend,):
         if extra is not None:
@@ -291,29 +315,35 @@ def trapz(y, x=None, dx=1.0, axis=-1):
 
 
 # ---- polynomials (coefficients highest power first, as numpy.poly1d) -------------------------
-def _pad_front(p, n):
+def _poly(p):
+    """p as 1-d coefficients (a scalar is a constant polynomial, as numpy's atleast_1d)."""
     p = _t(p)
+    return _ops.reshape(p, (1,)) if p.ndim == 0 else p
+
+
+def _pad_front(p, n):
+    p = _poly(p)
     k = p.shape[0]
     return p if k == n else _ops.cat((_ops.zeros((n - k,), p.dtype), p), 0)
 
 
 def polyadd(a1, a2):
     """The sum of two polynomials."""
-    a1, a2 = _t(a1), _t(a2)
+    a1, a2 = _poly(a1), _poly(a2)
     n = max(a1.shape[0], a2.shape[0])
     return _pad_front(a1, n) + _pad_front(a2, n)
 
 
 def polysub(a1, a2):
     """The difference of two polynomials."""
-    a1, a2 = _t(a1), _t(a2)
+    a1, a2 = _poly(a1), _poly(a2)
     n = max(a1.shape[0], a2.shape[0])
     return _pad_front(a1, n) - _pad_front(a2, n)
 
 
 def polymul(a1, a2):
     """The product of two polynomials (the full convolution of the coefficients)."""
-    return convolve(a1, a2, "full")
+    return convolve(_poly(a1), _poly(a2), "full")
 
 
 def polyval(p, x):

@@ -94,10 +94,13 @@ def squeeze(input, axis=None):  # noqa: A002
 
 
 def flatten(input, order="C", *, start_dim=1, end_dim=-1):  # noqa: A002
-    """Merges dims start_dim..end_dim into one (MindSpore 2.x defaults keep the batch dim)."""
-    if order != "C":
-        raise ValueError(f"For 'flatten', only order 'C' is supported, but got {order!r}.")
+    """Merges dims start_dim..end_dim into one (MindSpore 2.x defaults keep the batch dim).
+    order 'F' (Fortran, MindSpore's rule) reverses the dims first, then merges."""
+    if order not in ("C", "F"):
+        raise ValueError(f"For 'flatten', order must be 'C' or 'F', but got {order!r}.")
     x = as_tensor(input)
+    if order == "F" and x.ndim > 1:
+        x = transpose(x, tuple(_builtins.range(x.ndim - 1, -1, -1)))
     if x.ndim == 0:
         return x.reshape((1,))
     s, e = start_dim % x.ndim, end_dim % x.ndim
@@ -246,6 +249,13 @@ def arange(start=0, end=None, step=1, *, dtype=None):
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, _C.Tensor) else v for v in (start, end, step)]
+    for v in vals:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.number)):
+            raise TypeError(f"For 'arange', start, end and step must be numbers, but got "
+                            f"{type(v).__name__}.")
+    if vals[2] == 0 or (vals[1] - vals[0]) * vals[2] < 0:
+        raise ValueError(f"For 'arange', step {vals[2]} must be non-zero and lead from start "
+                         f"{vals[0]} towards end {vals[1]}.")
     if dtype is None:
         is_int = all(isinstance(v, int) and not isinstance(v, bool) for v in vals)
         dtype = _C.int64 if is_int else _C.float32

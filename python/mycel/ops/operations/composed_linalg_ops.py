@@ -10,12 +10,13 @@ nn_ops, ...) list these classes where MindSpore defines them.
 from mycel import _mycel as _C
 from mycel.ops.primitive import constexpr
 from mycel.ops.function import cholesky_func as _chol
+from mycel.ops.function import eigh_func as _eigh
 from mycel.ops.function import linalg_func as _la
 from mycel.ops.function.layout_func import tril as _tril, triu as _triu
 from mycel.ops.operations._compat_checks import _check_bool, _check_tensors
 from mycel.ops.operations.composed_ops import _Composed, _exporter
 
-__all__ = ["Cholesky", "Geqrf"]
+__all__ = ["Cholesky", "Geqrf", "Eigh"]
 
 
 _export = _exporter(__all__, globals())
@@ -105,6 +106,26 @@ class Cholesky(_Composed):
 
     def __call__(self, input_x):
         return _chol.cholesky(input_x, self.upper)
+
+
+class Eigh(_Composed):
+    """Eigh(compute_eigenvectors=True, lower=True)(a): (w, v), the ascending eigenvalues and
+    the eigenvectors (columns) of the real symmetric matrices a [..., N, N] read from their
+    lower (or upper) triangle; w alone without compute_eigenvectors (ops/function/
+    eigh_func.py: Jacobi rotations, differentiable)."""
+
+    def __init__(self, compute_eigenvectors=True, lower=True):
+        self.compute_eigenvectors = _check_bool("Eigh", "compute_eigenvectors",
+                                                compute_eigenvectors)
+        self.lower = _check_bool("Eigh", "lower", lower)
+        super().__init__(compute_eigenvectors=compute_eigenvectors, lower=lower)
+
+    def __call__(self, a):
+        _check_tensors("Eigh", ("a", a))
+        w, v = _eigh.eigh(a, self.lower)
+        if self.compute_eigenvectors:
+            return w, v
+        return w
 
 
 class Geqrf(_Composed):
