@@ -4,17 +4,9 @@ made of): self_adjoint_eig (P.SelfAdjointEig), matrix_logarithm (P.MatrixLogarit
 matrix_solve_ls and lstsq (P.MatrixSolveLs, P.Lstsq, ops.lstsq), tridiagonal_solve
 (P.TridiagonalSolve) and nuclear_norm (P.NuclearNorm).
 
-- self_adjoint_eig: the cyclic Jacobi eigenvalue method on the symmetric (Hermitian) matrix
-  built from the input's lower triangle (as LAPACK's and Eigen's solvers read it): each
-  rotation A <- J^H A J zeroes A[p, q] with t = sign(z) / (|z| + sqrt(1 + z^2)),
-  z = (A[q, q] - A[p, p]) / (2 |A[p, q]|), c = 1 / sqrt(1 + t^2), s = c t (a complex A[p, q]'s
-  phase goes into J; no rotation where A[p, q] is negligible). Each sweep runs the pairs in
-  the round-robin order, N - 1 rounds (N for odd N) of N / 2 disjoint rotations applied as
-  one matrix (parallel Jacobi: O(N) matmuls per sweep). The sweeps are unrolled, 8 + N / 4
-  of them (convergence is quadratic once the off-diagonal part is small): about 1e-15
-  relative in float64 for the small and moderate matrices this is meant for (graph mode
-  compiles every round). Eigenvalues come ascending (in x's dtype; real-valued), the eigenvectors
-  as columns of unit length (their signs / phases are not normalised).
+- self_adjoint_eig: eigh_func.eigh (the cyclic Jacobi method on the Hermitian matrix of the
+  input's lower triangle, as LAPACK's and Eigen's solvers read it), its eigenvalues in x's
+  dtype (real-valued).
 - matrix_logarithm: the principal logarithm in complex128, by two methods chosen per
   matrix. First the eigendecomposition (the op table's Eig, differentiable through eig_func's
   backward): log A = V diag(log w) V^-1, V^-1 applied by linalg_func.matrix_solve; exact up to
@@ -48,6 +40,7 @@ from mycel.ops.primitive import constexpr
 from mycel.ops.function import linalg_func as _la
 from mycel.ops.function import cholesky_func as _chol
 from mycel.ops.function.eig_func import eig as _eig
+from mycel.ops.function import eigh_func as _eigh
 
 __all__ = ["self_adjoint_eig", "matrix_logarithm", "matrix_solve_ls", "lstsq",
            "tridiagonal_solve", "nuclear_norm"]
@@ -87,152 +80,22 @@ def _check_static(shape, op):
 
 # ---- self_adjoint_eig -----------------------------------------------------------------------
 
-@constexpr
-def _eigh_plan(shape, dtype, op):
-    _check_static(shape, op)
-    if dtype not in _FLOATS + _COMPLEX:
-        raise TypeError(f"For '{op}', the input must be float32, float64, complex64 or "
-                        f"complex128, but got {dtype}.")
-    if len(shape) < 2 or shape[-1] != shape[-2]:
-        raise ValueError(f"For '{op}', the input must be [..., N, N], but got shape "
-                         f"{tuple(shape)}.")
-    return shape[-1], 8 + shape[-1] // 4
-
-
-@constexpr
-def _round_robin(n, dtype):
-    """The rounds of a parallel Jacobi sweep (the round-robin schedule: n - 1 rounds, or n
-    for odd n, of disjoint pairs p < q covering every pair once), each as (flat index of
-    A[p, p], of A[q, q], of A[p, q], and the [K, N*N] one-hot placements of the pairs'
-    entries pp, qq, pq, qp in a flattened N x N matrix), and the flattened identity."""
-    d = _np_dtype(dtype)
-    m = n + (n % 2)
-    players = list(range(m))
-    rounds = []
-    for _ in range(m - 1):
-        pairs = []
-        for k in range(m // 2):
-            p, q = sorted((players[k], players[m - 1 - k]))
-            if q < n:
-                pairs.append((p, q))
-        players = [players[0], players[-1]] + players[1:-1]
-        k = len(pairs)
-        if not k:
-            continue  # N = 1: nothing to rotate
-        place = np.zeros((4, k, n * n), d)
-        for i, (p, q) in enumerate(pairs):
-            for j, (r, c) in enumerate(((p, p), (q, q), (p, q), (q, p))):
-                place[j, i, r * n + c] = 1
-        idx = np.array([[p * n + p, q * n + q, p * n + q] for p, q in pairs], np.int64).T
-        rounds.append((_C.Tensor(idx[0].copy()), _C.Tensor(idx[1].copy()),
-                       _C.Tensor(idx[2].copy())) + tuple(_C.Tensor(place[j]) for j in range(4)))
-    return tuple(rounds), _C.Tensor(np.eye(n, dtype=d).reshape(-1))
-
-
-@constexpr
-def _lower_masks(n, dtype):
-    d = _np_dtype(dtype)
-    return _C.Tensor(np.tril(np.ones((n, n), d), -1)), _C.Tensor(np.eye(n, dtype=d))
-
-
-def _ct(a, cplx):
-    """The (conjugate) transpose of the last two axes."""
-    return prim("Conj")(_t(a)) if cplx else _t(a)
-
-
-def _as(v, cplx):
-    """A real tensor in the complex dtype when cplx (zero imaginary part)."""
-    return prim("Complex")(v, prim("ZerosLike")(v)) if cplx else v
-
-
-def _rotations(app, aqq, apq, cplx, tiny):
-    """(c, s, phase) of the rotations zeroing A[p, q] (elementwise over the pairs); phase is
-    None for real input."""
-    mag = prim("Abs")(apq)
-    small = prim("LessEqual")(mag, 1e-15 * prim("Sqrt")(prim("Abs")(app * aqq)) + tiny)
-    mag_safe = prim("Select")(small, prim("OnesLike")(mag), mag)
-    # a real A[p, q] keeps its sign; a complex one's phase goes into D, leaving |A[p, q]|
-    den = mag_safe if cplx else prim("Select")(small, prim("OnesLike")(apq), apq)
-    z = (aqq - app) / (2.0 * den)
-    sz = prim("Select")(prim("GreaterEqual")(z, 0.0), prim("OnesLike")(z), -prim("OnesLike")(z))
-    t = sz / (prim("Abs")(z) + prim("Sqrt")(1.0 + z * z))
-    t = prim("Select")(small, prim("ZerosLike")(t), t)
-    c = 1.0 / prim("Sqrt")(1.0 + t * t)
-    if not cplx:
-        return c, c * t, None
-    phase = prim("Conj")(apq) / _as(mag_safe, True)
-    phase = prim("Select")(small, prim("OnesLike")(phase), phase)
-    return _as(c, True), _as(c * t, True), phase
-
-
-def _place(coef, placement, batch, n):
-    """sum_k coef[..., k] * placement[k] as [..., N*N]."""
-    flat = prim("Reshape")(coef, (-1, coef.shape[-1]))
-    return prim("Reshape")(prim("MatMul")(flat, placement), batch + (n * n,))
-
-
-def _jacobi_eigh(a, n, sweeps):
-    """(A' nearly diagonal, V) with A = V A' V^H, a Hermitian (real symmetric) [..., N, N]:
-    parallel cyclic Jacobi, each round one orthogonal (unitary) J of disjoint rotations,
-    A <- J^H A J, V <- V J. A complex rotation is the real one after the phase of A[p, q]
-    is moved onto column q: U = D R, D = diag(1, ..., conj(A[p, q]) / |A[p, q]| at q, ...),
-    so (D^H A D)[p, q] = |A[p, q]| and R is the real rotation for it."""
-    cplx = a.dtype in _COMPLEX
-    tiny = 1e-300 if a.dtype in (_C.float64, _C.complex128) else 1e-37
-    batch = tuple(a.shape[:-2])
-    rounds, eye = _round_robin(n, a.dtype)
-    v = prim("BroadcastTo", shape=tuple(a.shape))(prim("Reshape")(eye, (n, n)))
-    for _ in range(sweeps):
-        for i_pp, i_qq, i_pq, m_pp, m_qq, m_pq, m_qp in rounds:
-            flat = prim("Reshape")(a, batch + (n * n,))
-            app = prim("Gather")(flat, i_pp, len(batch))
-            aqq = prim("Gather")(flat, i_qq, len(batch))
-            apq = prim("Gather")(flat, i_pq, len(batch))
-            if cplx:
-                app, aqq = prim("Real")(app), prim("Real")(aqq)
-            c, s, phase = _rotations(app, aqq, apq, cplx, tiny)
-            cq, sq = (c, s) if phase is None else (c * phase, s * phase)
-            rot = eye + _place(c - 1.0, m_pp, batch, n) + _place(cq - 1.0, m_qq, batch, n) + \
-                _place(s, m_pq, batch, n) - _place(sq, m_qp, batch, n)
-            rot = prim("Reshape")(rot, batch + (n, n))
-            a = _mm(_ct(rot, cplx), _mm(a, rot))
-            v = _mm(v, rot)
-    return a, v
-
-
-def _gather_cols(t, order):
-    nd = t.ndim
-    idx = prim("BroadcastTo", shape=tuple(t.shape))(prim("ExpandDims")(order, nd - 2))
-    return prim("GatherD")(t, idx, nd - 1)
-
-
 def self_adjoint_eig(x, compute_v=True):
     """(eigenvalues [..., N] ascending, eigenvectors [..., N, N] as columns) of the
     symmetric / Hermitian matrices given by the lower triangle of x [..., N, N]
     (float32/float64/complex64/complex128; the eigenvalues have x's dtype, real-valued);
-    without compute_v the eigenvectors are an empty tensor (shape [0]). Module docstring:
-    Jacobi."""
+    without compute_v the eigenvectors are an empty tensor (shape [0]). eigh_func.eigh's
+    Jacobi method."""
     _check_tensor(x, "SelfAdjointEig", "x")
     if not isinstance(compute_v, bool):
         raise TypeError(f"For 'SelfAdjointEig', 'compute_v' must be a bool, but got "
                         f"{type(compute_v).__name__}.")
-    n, sweeps = _eigh_plan(x.shape, x.dtype, "SelfAdjointEig")
-    cplx = x.dtype in _COMPLEX
-    strict, eye = _lower_masks(n, x.dtype)
-    low = prim("Mul")(x, strict)
-    diag = prim("Mul")(x, eye)
-    if cplx:
-        diag = _as(prim("Real")(diag), True)  # the imaginary part of the diagonal is not read
-    sym = low + _ct(low, cplx) + diag
-    d, v = _jacobi_eigh(sym, n, sweeps)
-    w = prim("ReduceSum")(prim("Mul")(d, eye), (-1,))
-    if cplx:
-        w = prim("Real")(w)
-    neg, order = prim("TopK", sorted=True)(-w, n)
-    w = _as(-neg, cplx)
+    w, v = _eigh.eigh(x, True, "SelfAdjointEig")
+    if x.dtype in _COMPLEX:
+        w = prim("Complex")(w, prim("ZerosLike")(w))
     if not compute_v:
         return w, _C.Tensor(np.zeros(0, _np_dtype(x.dtype)))
-    return w, _gather_cols(v, order)
+    return w, v
 
 
 # ---- matrix_logarithm -----------------------------------------------------------------------
