@@ -120,6 +120,13 @@ class Verifier {
           fail(g, nullptr,
                "free variable " + node_desc(x) + " of graph " + graph_desc(x->graph()) +
                    " after lambda lifting");
+        // The module's entry encloses every graph it reaches: a free variable of it names
+        // a node no running graph computes (a graph that merely refers to one such
+        // closure counts as its parent, so the checks below would accept it).
+        if (g == root_ && root_ == m->entry())
+          fail(g, nullptr,
+               "the entry graph has the free variable " + node_desc(x) + ", a node of graph " +
+                   graph_desc(x->graph()));
         if (!in_set.count(x->graph()) && g == root_) continue;  // verifying a nested graph
         if (!encloses(x->graph(), g))
           fail(g, nullptr,

@@ -207,6 +207,71 @@ TEST(PassInline, GraphHoldingAMovedCalleeIsStillNestedWhenCopied) {
   )"));
 }
 
+// @c returns the closure @d, which reads @c's %l only through @h1's %u once @h2 and @h1
+// were moved into @d (@h1's call passed %l; %u is replaced lazily). @c, called twice, is
+// copied: each copy must return its own copy of @d reading its own %l. A copy returning the
+// original @d left @f calling a closure over a node of @c, which no longer runs (nested
+// jvps: `return d` in a helper, the jvp body one call deeper; the entry then enclosed
+// itself or read a node never computed).
+TEST(PassInline, ClosureReturnedByACopiedGraphIsCopiedWithIt) {
+  PassCase c(R"(
+    graph @f(%x: f32[2]) {
+      %k1 = @c(%x) : func
+      %k2 = @c(%x) : func
+      %r1 = %k1(%x) : f32[2]
+      %r2 = %k2(%x) : f32[2]
+      %r = Add(%r1, %r2) : f32[2]
+      return %r
+    }
+    graph @c(%p: f32[2]) {
+      %l = Exp(%p) : f32[2]
+      return @d
+    }
+    graph @d(%t: f32[2]) {
+      %m = @h1(%l, %t) : f32[2]
+      return %m
+    }
+    graph @h1(%u: f32[2], %v: f32[2]) {
+      %q = @h2(%u, %v) : f32[2]
+      return %q
+    }
+    graph @h2(%a: f32[2], %b: f32[2]) {
+      %n = Mul(%a, %b) : f32[2]
+      return %n
+    }
+  )");
+  ASSERT_TRUE(c.run(inline_graphs));
+  EXPECT_EQ(c.text(), canon(R"(
+    graph @f(%x: f32[2]) {
+      %r1 = @d(%x) : f32[2]
+      %r2 = @d.1(%x) : f32[2]
+      %r = Add(%r1, %r2) : f32[2]
+      %l = Exp(%x) : f32[2]
+      %l.1 = Exp(%x) : f32[2]
+      return %r
+    }
+    graph @d(%t: f32[2]) {
+      %n = Mul(%l, %t) : f32[2]
+      return %n
+    }
+    graph @d.1(%t.1: f32[2]) {
+      %n.1 = Mul(%l.1, %t.1) : f32[2]
+      return %n.1
+    }
+  )"));
+  ASSERT_TRUE(c.run(inline_graphs));
+  EXPECT_EQ(c.text(), canon(R"(
+    graph @f(%x: f32[2]) {
+      %l = Exp(%x) : f32[2]
+      %n = Mul(%l, %x) : f32[2]
+      %l.1 = Exp(%x) : f32[2]
+      %n.1 = Mul(%l.1, %x) : f32[2]
+      %r = Add(%n, %n.1) : f32[2]
+      return %r
+    }
+  )"));
+}
+
 TEST(PassInline, ClosureOverCallerIsInlinedWithItsFreeVariables) {
   expect_rewrite(inline_graphs, R"(
     graph @f(%x: f32[2]) {
