@@ -862,8 +862,13 @@ class KGraph {
   }
 
   void ad_cot_pad(IrBuilder& b, CNode* n, Node* d) {  // the leading elements
-    auto len = [&](Node* t) {
-      return b.builtin(Builtin::Len, {fwd_of(t)}, Abstract::scalar(ValueKind::Int));
+    // A tuple's length: a constant when its abstract says it, else read at run time.
+    auto len = [&](Node* t) -> Node* {
+      Node* x = fwd_of(t);
+      const AbsPtr& a = x->abstract();
+      if (a && a->kind == AbsKind::Tuple)
+        return b.constant(Value::integer(static_cast<int64_t>(a->elems.size())));
+      return b.builtin(Builtin::Len, {x}, Abstract::scalar(ValueKind::Int));
     };
     Node* pad = b.builtin(Builtin::Sub, {len(n->input(1)), len(n->input(2))},
                           Abstract::scalar(ValueKind::Int));
@@ -904,21 +909,29 @@ class KGraph {
     }
   }
 
+  // Whether f is a graph constant, or a switch between graph constants, taking nargs
+  // arguments (a call of it gives one cotangent per argument, no captures).
+  static bool static_graph_call(Node* f, size_t nargs) {
+    if (FuncGraph* h = graph_const(f)) return h->params().size() == nargs;
+    if (!is_builtin_call(f, Builtin::Switch)) return false;
+    auto* sw = static_cast<CNode*>(f);
+    for (size_t k = 2; k < sw->size(); ++k)
+      if (!static_graph_call(sw->input(k), nargs)) return false;
+    return true;
+  }
+
   void call_rule(IrBuilder& b, CNode* n, Node* d) {
     auto bp = bprop_.find(n);
     if (bp == bprop_.end()) return;
     size_t nargs = n->size() - 1;
     // A direct call, or one of graphs chosen at run time (a switch between graph constants,
-    // which normalize_calls makes of every branch): one cotangent per argument.
-    bool static_callee = graph_const(n->callee()) != nullptr;
-    if (!static_callee) {
-      const AbsPtr& fa = n->callee()->abstract();
-      static_callee = fa && fa->kind == AbsKind::Func && !fa->funcs.empty();
-      if (static_callee)
-        for (const FuncCandidate& f : fa->funcs)
-          static_callee = static_callee && f.fn.is(ValueKind::Graph) && f.bound.empty() &&
-                          f.fn.as_graph()->params().size() == nargs;
-    }
+    // which normalize_calls makes of every branch): one cotangent per argument. Decided on
+    // the callee node, not on its abstract: a function value's abstract names the graph the
+    // specialiser made, which inlining may have copied and lifting given captures since (a
+    // pullback of ops.vjp read from a tuple is partial(@vjp_fn, residuals) at run time,
+    // while its abstract still names vjp_fn without them): taken for a capture-free graph,
+    // the closure's cotangent, and with it the gradient through its captures, was dropped.
+    bool static_callee = static_graph_call(n->callee(), nargs);
     if (static_callee) {
       // A direct call: one cotangent per argument.
       std::vector<AbsPtr> cots;
