@@ -11,6 +11,10 @@
 //   }                                                the cotangents of the captures that are
 //                                                    that weight (zeros if none)
 //
+// Function values among %c and %x (a pullback made outside the gradient that uses it) are
+// passed as K's forward calls them: their K (KValues below). A vjp whose function values
+// are built from another vjp's pullback waits for the next round.
+//
 // Once no vjp is left, each custom_vjp(f, bprop, x...) (a Cell with its own bprop) becomes the
 // plain call f(x...).
 //
