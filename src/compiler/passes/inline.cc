@@ -47,6 +47,7 @@
 #include "compiler/passes.h"
 #include "compiler/passes/pass_util.h"
 #include "ir/clone.h"
+#include "ir/source_files.h"
 #include "ir/walk.h"
 
 namespace mycel::compiler {
@@ -235,7 +236,10 @@ bool inline_graphs(Module& m, FuncGraph* root) {
       if (refs[callee] != 1 && size > kMaxInlineNodes) continue;
       if (mentions[callee] == 1 && !copied_from.count(*it) && !effect_roots.count(c) &&
           (*it)->owner() == *it && callee->owner() == callee) {
-        // Moved: the callee's nodes become the caller's (see the header).
+        // Moved: the callee's nodes become the caller's (see the header); those of library
+        // code name the user's call (ir/source_files.h).
+        if (c->span().valid() && !is_library_span(c->span()))
+          for (CNode* n : m.toposort(callee)) n->set_span(inlined_span(n->span(), c->span()));
         m.merge_graph(callee, c->graph());
         // The callee's own uses of its parameters are rewired lazily; those of its nested
         // graphs (closures reading a parameter as a free variable) now: a copy of the
