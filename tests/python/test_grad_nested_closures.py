@@ -253,3 +253,26 @@ def test_gradients_through_a_pullback_made_outside(mode):
     got, want = _pull_cases(mode)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g.asnumpy(), w.detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+def _pick(pull, n):
+    if n > 0:
+        return _pick(pull, n - 1)
+    return pull
+
+
+def test_a_pullback_returned_by_a_recursive_call_is_a_clear_error_in_graph_code():
+    # The limit: a function value a run-time recursion returns cannot be rebuilt as its K
+    # (PYNATIVE records what ran and differentiates it).
+    def k(x, n):
+        out, pull = ops.vjp(_f, x)
+        p = _pick(pull, n)
+        return ms.grad(lambda u: p(u)[0].sum())(ops.ones_like(out))
+
+    args = (Tensor(X), Tensor(np.array(2, np.int64)))
+    got = _run(ms.PYNATIVE_MODE, k, *args)
+    want = tf.vjp(_f_t, torch.tensor(X))[1](torch.ones(2))[0]  # linear in u: J^T ones
+    np.testing.assert_allclose(got.asnumpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(TypeError, match="function value that a differentiated function "
+                                        "receives from outside \\(the result of a call\\)"):
+        _run(ms.GRAPH_MODE, k, *args)
