@@ -153,7 +153,12 @@ Node* Specializer::call_host(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes 
   warn(sp, str("'", h.as_host()->repr(),
                "' runs in the Python interpreter at run time (JIT fallback)"));
   args.insert(args.begin(), fn);
-  return emit_builtin(c, Builtin::PyExecute, std::move(args), Abstract::any(), sp);
+  Node* r = emit_builtin(c, Builtin::PyExecute, std::move(args), Abstract::any(), sp);
+  // It runs where Python would run it, its value used or not: a check that raises (a
+  // @constexpr helper called on a tensor, whose result the path taken ignores: ops.flip of
+  // a 0-d tensor with tensor dims) raises in graph code as in PYNATIVE, never dropped.
+  took_effect(c, r);
+  return r;
 }
 
 Node* Specializer::mixed_cast(Ctx* c, Node* x, DType t, const SourceSpan& sp) {

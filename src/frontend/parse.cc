@@ -7,6 +7,7 @@
 #include "frontend/gil_once.h"
 #include "frontend/parse_impl.h"
 #include "frontend/py_value.h"
+#include "ir/source_files.h"
 
 namespace mycel::frontend {
 
@@ -772,6 +773,12 @@ ir::FuncGraph* Parser::run() {
   }
   path_ = src[0].cast<std::string>();
   file_ = ir::register_source_file(path_, src[1].cast<std::vector<std::string>>());
+  // mycel's own functions are library code: inlined, their nodes name the user's call.
+  py::object module = py::getattr(fn_, "__module__", py::none());
+  if (py::isinstance<py::str>(module)) {
+    const std::string mod = module.cast<std::string>();
+    if (mod == "mycel" || mod.rfind("mycel.", 0) == 0) ir::mark_library_file(file_);
+  }
   py::object node = src[2];
   Ast k = ast_kind(node);
   if (k == Ast::AsyncFunctionDef)

@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "ir/manager.h"
+#include "ir/source_files.h"
 #include "ir/walk.h"
 
 namespace mycel::ir {
@@ -14,6 +15,7 @@ namespace {
 struct SourceFile {
   std::string path;
   std::vector<std::string> lines;
+  bool library = false;  // mycel's own code (ir/source_files.h)
 };
 std::mutex g_src_mu;
 std::deque<SourceFile>& source_files() {
@@ -29,6 +31,20 @@ int32_t register_source_file(const std::string& path, std::vector<std::string> l
     if (files[i].path == path && files[i].lines == lines) return static_cast<int32_t>(i);
   files.push_back({path, std::move(lines)});
   return static_cast<int32_t>(files.size() - 1);
+}
+
+void mark_library_file(int32_t file) {
+  std::lock_guard<std::mutex> lock(g_src_mu);
+  auto& files = source_files();
+  if (file >= 0 && static_cast<size_t>(file) < files.size())
+    files[static_cast<size_t>(file)].library = true;
+}
+
+bool is_library_span(const SourceSpan& s) {
+  if (!s.valid()) return false;
+  std::lock_guard<std::mutex> lock(g_src_mu);
+  auto& files = source_files();
+  return static_cast<size_t>(s.file) < files.size() && files[static_cast<size_t>(s.file)].library;
 }
 
 const std::string& source_path(int32_t file) {

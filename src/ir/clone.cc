@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "ir/manager.h"
+#include "ir/source_files.h"
 
 namespace mycel::ir {
 
@@ -230,6 +231,10 @@ Node* inline_call(FuncGraph* caller, CNode* call, const std::vector<FuncGraph*>&
   cl.copy_nodes();
   for (FuncGraph* src : cl.sources)
     if (cl.graph_map.count(src)) cl.graph_map[src]->set_output(cl.remap(src->output()));
+  // The copies of library code name the user's call (ir/source_files.h).
+  for (auto& [from, to] : cl.map)
+    if (from->is_cnode() && to->is_cnode() && to != from)
+      to->set_span(inlined_span(to->span(), call->span()));
   return cl.remap(callee->output());
 }
 

@@ -131,11 +131,6 @@ LATE_BINDING = (
     "GRAPH mode binds a closure's free variables when the closure is made, Python when it is "
     "called: `y = x; g = lambda z: z * y; y = x * x; return g(x)` -- graph mode refuses "
     "this with a ValueError naming the line (a documented limit, no longer a wrong value)")
-CELL_LOOP_IF = (
-    "GRAPH mode: the gradient of `for layer in self.layers:` over a CellList (or a tuple of "
-    "cells) whose body has an `if` on a tensor does not compile (\"'None' object is not "
-    "subscriptable\"); the forward compiles (the loop's run-time index chooses the cell: "
-    "graph_methods.select_item), and so does the loop without the tensor if")
 RETURNED_CLOSURE_SIGNATURES = (
     "GRAPH mode: a closure returned from a helper cannot be called with two different "
     "constant arguments, nor recurse on a Python int: `def mk(x): def s(z, n): return z*x*n; "
@@ -1360,7 +1355,7 @@ def stack_t(P, x):
 
 
 row("cell/CellList_for_loop_with_if", Stack, stack_t, ins(N(2, 3)), G(0, weights=True),
-    cell=True, xfail={"graph": CELL_LOOP_IF, "graph_cell": CELL_LOOP_IF})
+    cell=True)
 
 
 class Residual(nn.Cell):

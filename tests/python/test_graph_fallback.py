@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import mycel as ms
+from mycel.ops.primitive import constexpr
 
 
 def _line_of(fn, marker):
@@ -73,3 +74,52 @@ def test_grad_of_a_function_without_source_runs_in_pynative_mode_with_a_warning(
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "5.0 [0.0, 2.0, 4.0]"
     assert "cannot be read, so GRAPH mode cannot compile its gradient" in r.stderr
+
+
+_CALLS = []
+
+
+@constexpr
+def _check_positive(x):
+    """A check run in Python (a @constexpr helper given a tensor: a JIT fallback at run
+    time, as ops.flip's _norm_dims): raises or records."""
+    _CALLS.append(1)
+    if float(x.asnumpy().min()) <= 0:
+        raise ValueError("all values must be positive")
+    return x
+
+
+def checked_twice(x):
+    _check_positive(x)  # <- result unused
+    return x * 2
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_a_fallback_call_whose_result_is_unused_still_runs(mode):
+    # It ran only if something read its result: a check that raises in PYNATIVE let graph
+    # code return (ops.flip of a 0-d tensor with tensor dims returned the input).
+    f = checked_twice if mode == "pynative" else ms.jit(checked_twice)
+    _CALLS.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        y = f(ms.Tensor(np.array([1.0, 2.0], np.float32)))
+        np.testing.assert_array_equal(y.asnumpy(), [2.0, 4.0])
+        assert len(_CALLS) == 1
+        with pytest.raises(ValueError, match="must be positive"):
+            f(ms.Tensor(np.array([1.0, -2.0], np.float32)))
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_flip_of_a_0d_tensor_with_tensor_dims_raises_in_both_modes(mode):
+    x = ms.Tensor(np.array(3.0, np.float32))
+    d = ms.Tensor(np.array([0], np.int64))
+    old = ms.get_context("mode")
+    ms.set_context(mode=mode)
+    try:
+        f = ms.ops.flip if mode == ms.PYNATIVE_MODE else ms.jit(lambda a, b: ms.ops.flip(a, b))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(TypeError, match="For 'flip', the 'dims' must hold ints"):
+                f(x, d)
+    finally:
+        ms.set_context(mode=old)

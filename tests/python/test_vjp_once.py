@@ -264,6 +264,24 @@ def test_linearize_runs_forward_once(mode):
     assert float(net.count.asnumpy()) == 1.0
 
 
+def test_linearize_inside_jit_runs_forward_once(mode):
+    # graph code: each jvp_fn call differentiates the pullback (a closure over the one
+    # forward's residuals); it used to run jvp, whose forward ran once per call
+    from mycel.ops.functional import linearize
+    net = Counted()
+
+    @ms.jit
+    def f(x, y, v0, v1, v2):
+        out, jvp_fn = linearize(net, (x, y))
+        return out, jvp_fn((v0, v1)), jvp_fn((v1, v2)), jvp_fn((v2, v0))
+
+    out, *ts = f(Tensor(X), Tensor(Y), *(Tensor(v) for v in V))
+    assert float(net.count.asnumpy()) == 1.0
+    _close(out, _torch_counted(_t(X), _t(Y)))
+    for i, t in enumerate(ts):
+        _close(t, _tjvp(_torch_counted, (_t(X), _t(Y)), (_t(V[i]), _t(V[(i + 1) % 3]))))
+
+
 def test_jvp_inside_jit_once(mode):
     net = Counted()
 

@@ -12,6 +12,7 @@
 //   scalar_to_tensor(k, dtype)    -> constant 0-d tensor;  tensor_to_scalar(c) -> scalar
 //   getitem(make_tuple(a, b), 1)  -> b       (make_list too; make_dict by constant key)
 //   getitem((k0, k1), 1)          -> k1      a constant tuple, list or dict
+//   len(make_tuple(a, b))         -> 2       (make_list, a constant sequence too)
 //   partial(@g, c...)(x...)       -> @g(c..., x...)   a closure called where it is made (what
 //                                            AD's bprops become once getitem folds), so
 //                                            inline can take it
@@ -149,6 +150,24 @@ Node* fold_getitem(Module& m, CNode* c) {
   return v;
 }
 
+// len of make_tuple / make_list or of a constant sequence (the AD's own len of a tuple of
+// cotangents, known once its structure folded: compiler/ad/k_transform.cc, cot_pad).
+Node* fold_len(Module& m, CNode* c) {
+  if (c->size() != 2) return nullptr;
+  Node* seq = c->input(1);
+  std::optional<size_t> n;
+  if (detail::is_builtin_call(seq, Builtin::MakeTuple) ||
+      detail::is_builtin_call(seq, Builtin::MakeList))
+    n = static_cast<CNode*>(seq)->size() - 1;
+  else if (const Value* sv = detail::const_value(seq); sv != nullptr && sv->is_sequence())
+    n = sv->items().size();
+  if (!n) return nullptr;
+  Value r = Value::integer(static_cast<int64_t>(*n));
+  ValueNode* v = m.value(r, c->span());
+  v->set_abstract(Abstract::constant(r));
+  return v;
+}
+
 bool small_tensor_abs(const AbsPtr& a) {
   if (a == nullptr) return false;
   // A dynamic shape (-1 dims) is never small: its size is known at run time only.
@@ -213,6 +232,7 @@ Node* fold_node(Module& m, CNode* c) {
   if (!callee->is(ValueKind::Builtin)) return nullptr;
   Builtin b = callee->as_builtin();
   if (b == Builtin::GetItem) return fold_getitem(m, c);
+  if (b == Builtin::Len) return fold_len(m, c);
   std::vector<const Value*> in;
   for (size_t i = 1; i < c->size(); ++i) {
     const Value* v = detail::const_value(c->input(i));

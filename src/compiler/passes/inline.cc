@@ -47,6 +47,7 @@
 #include "compiler/passes.h"
 #include "compiler/passes/pass_util.h"
 #include "ir/clone.h"
+#include "ir/source_files.h"
 #include "ir/walk.h"
 
 namespace mycel::compiler {
@@ -205,15 +206,23 @@ bool inline_graphs(Module& m, FuncGraph* root) {
       }
     }
   };
-  // Whether g's statements name a graph (what makes nested_graphs run its Manager).
+  auto names_graph = [&](Node* n) {
+    const Value* v = n == nullptr ? nullptr : detail::const_value(n);
+    if (v == nullptr) return false;
+    found.clear();
+    graphs_in(*v, found);
+    return !found.empty();
+  };
+  // Whether g's statements or its output name a graph (what makes nested_graphs run its
+  // Manager). The output counts: a graph returning a closure (`return @d`, with @d reading
+  // one of g's nodes) has no statement naming @d, and @d may read g's node only through a
+  // parameter replaced lazily (a callee moved into @d): unrewired, @d is not seen as
+  // nested in g and a copy of g returns the original @d, reading the original's node.
   auto refers_to_graphs = [&](FuncGraph* g) {
+    if (names_graph(g->output())) return true;
     for (CNode* n : m.toposort(g))
       for (Node* in : n->inputs())
-        if (const Value* v = detail::const_value(in)) {
-          found.clear();
-          graphs_in(*v, found);
-          if (!found.empty()) return true;
-        }
+        if (names_graph(in)) return true;
     return false;
   };
   std::unordered_set<FuncGraph*> received;  // graphs a callee was moved into
@@ -227,7 +236,10 @@ bool inline_graphs(Module& m, FuncGraph* root) {
       if (refs[callee] != 1 && size > kMaxInlineNodes) continue;
       if (mentions[callee] == 1 && !copied_from.count(*it) && !effect_roots.count(c) &&
           (*it)->owner() == *it && callee->owner() == callee) {
-        // Moved: the callee's nodes become the caller's (see the header).
+        // Moved: the callee's nodes become the caller's (see the header); those of library
+        // code name the user's call (ir/source_files.h).
+        if (c->span().valid() && !is_library_span(c->span()))
+          for (CNode* n : m.toposort(callee)) n->set_span(inlined_span(n->span(), c->span()));
         m.merge_graph(callee, c->graph());
         // The callee's own uses of its parameters are rewired lazily; those of its nested
         // graphs (closures reading a parameter as a free variable) now: a copy of the

@@ -1,4 +1,5 @@
 // inline_graphs: before/after IR text and the policy (recursion, size, scoping, no_inline).
+#include "ir/source_files.h"
 #include "pass_test_util.h"
 
 namespace mycel::passtest {
@@ -207,6 +208,71 @@ TEST(PassInline, GraphHoldingAMovedCalleeIsStillNestedWhenCopied) {
   )"));
 }
 
+// @c returns the closure @d, which reads @c's %l only through @h1's %u once @h2 and @h1
+// were moved into @d (@h1's call passed %l; %u is replaced lazily). @c, called twice, is
+// copied: each copy must return its own copy of @d reading its own %l. A copy returning the
+// original @d left @f calling a closure over a node of @c, which no longer runs (nested
+// jvps: `return d` in a helper, the jvp body one call deeper; the entry then enclosed
+// itself or read a node never computed).
+TEST(PassInline, ClosureReturnedByACopiedGraphIsCopiedWithIt) {
+  PassCase c(R"(
+    graph @f(%x: f32[2]) {
+      %k1 = @c(%x) : func
+      %k2 = @c(%x) : func
+      %r1 = %k1(%x) : f32[2]
+      %r2 = %k2(%x) : f32[2]
+      %r = Add(%r1, %r2) : f32[2]
+      return %r
+    }
+    graph @c(%p: f32[2]) {
+      %l = Exp(%p) : f32[2]
+      return @d
+    }
+    graph @d(%t: f32[2]) {
+      %m = @h1(%l, %t) : f32[2]
+      return %m
+    }
+    graph @h1(%u: f32[2], %v: f32[2]) {
+      %q = @h2(%u, %v) : f32[2]
+      return %q
+    }
+    graph @h2(%a: f32[2], %b: f32[2]) {
+      %n = Mul(%a, %b) : f32[2]
+      return %n
+    }
+  )");
+  ASSERT_TRUE(c.run(inline_graphs));
+  EXPECT_EQ(c.text(), canon(R"(
+    graph @f(%x: f32[2]) {
+      %r1 = @d(%x) : f32[2]
+      %r2 = @d.1(%x) : f32[2]
+      %r = Add(%r1, %r2) : f32[2]
+      %l = Exp(%x) : f32[2]
+      %l.1 = Exp(%x) : f32[2]
+      return %r
+    }
+    graph @d(%t: f32[2]) {
+      %n = Mul(%l, %t) : f32[2]
+      return %n
+    }
+    graph @d.1(%t.1: f32[2]) {
+      %n.1 = Mul(%l.1, %t.1) : f32[2]
+      return %n.1
+    }
+  )"));
+  ASSERT_TRUE(c.run(inline_graphs));
+  EXPECT_EQ(c.text(), canon(R"(
+    graph @f(%x: f32[2]) {
+      %l = Exp(%x) : f32[2]
+      %n = Mul(%l, %x) : f32[2]
+      %l.1 = Exp(%x) : f32[2]
+      %n.1 = Mul(%l.1, %x) : f32[2]
+      %r = Add(%n, %n.1) : f32[2]
+      return %r
+    }
+  )"));
+}
+
 TEST(PassInline, ClosureOverCallerIsInlinedWithItsFreeVariables) {
   expect_rewrite(inline_graphs, R"(
     graph @f(%x: f32[2]) {
@@ -353,6 +419,60 @@ TEST(PassInline, NoInlineFlagIsRespected) {
   ASSERT_TRUE(c.root->output()->is_cnode());
   static_cast<ir::CNode*>(c.root->output())->called_graph()->no_inline = true;
   EXPECT_FALSE(c.run(inline_graphs));
+}
+
+}  // namespace
+}  // namespace mycel::passtest
+
+namespace mycel::passtest {
+namespace {
+
+// Inlined library code names the user's call (ir/source_files.h): copied (@lib called
+// twice) and moved (@once called once); a library call inlined into library code keeps
+// its own line.
+TEST(PassInline, InlinedLibraryNodesNameTheUsersCall) {
+  const int32_t lib = ir::register_source_file("pass_inline_lib.py", {"a", "b", "c"});
+  const int32_t user = ir::register_source_file("pass_inline_user.py", {"x", "y", "z"});
+  ir::mark_library_file(lib);
+  PassCase c(R"(
+    graph @f(%x: f32[2]) {
+      %a = @lib(%x) : f32[2]
+      %b = @lib(%a) : f32[2]
+      %d = @once(%b) : f32[2]
+      return %d
+    }
+    graph @lib(%p: f32[2]) {
+      %e = Exp(%p) : f32[2]
+      return %e
+    }
+    graph @once(%q: f32[2]) {
+      %n = Neg(%q) : f32[2]
+      %s = @lib(%n) : f32[2]
+      return %s
+    }
+  )");
+  std::vector<ir::CNode*> calls = c.m.toposort(c.root);
+  ASSERT_EQ(calls.size(), 3u);
+  for (size_t i = 0; i < calls.size(); ++i)
+    calls[i]->set_span({user, static_cast<int32_t>(i + 1), 0});
+  FuncGraph* libg = calls[0]->called_graph();
+  FuncGraph* onceg = calls[2]->called_graph();
+  c.m.toposort(libg)[0]->set_span({lib, 1, 0});
+  for (ir::CNode* n : c.m.toposort(onceg)) n->set_span({lib, 2, 0});
+  ASSERT_TRUE(c.run(inline_graphs));  // one run flattens the chain
+  std::vector<ir::CNode*> body = c.m.toposort(c.root);
+  ASSERT_EQ(body.size(), 4u) << c.text();  // Exp, Exp, Neg, Exp
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(body[i]->span().file, user) << i;
+    EXPECT_EQ(body[i]->span().line, static_cast<int32_t>(i + 1)) << i;
+  }
+  // @once's Neg and its own call of @lib: all of them name f's call of @once
+  for (size_t i = 2; i < 4; ++i) {
+    EXPECT_EQ(body[i]->span().file, user) << i;
+    EXPECT_EQ(body[i]->span().line, 3) << i;
+  }
+  EXPECT_FALSE(ir::is_library_span({user, 1, 0}));
+  EXPECT_TRUE(ir::is_library_span({lib, 1, 0}));
 }
 
 }  // namespace

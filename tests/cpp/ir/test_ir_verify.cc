@@ -89,6 +89,30 @@ TEST(IrVerify, NodeOfANonEnclosingGraph) {
   EXPECT_VERIFY_ERROR(f, {}, "graph @g, node %");
 }
 
+// The entry calls @d, a closure over %l of @c, which the entry never calls: %l is never
+// computed. @c counts as @d's parent, and so as the entry's (through @d): only the rule that
+// the module's entry has no free variables catches it. @d alone still verifies.
+TEST(IrVerify, EntryReadingANodeOfAGraphItNeverRuns) {
+  Module m;
+  FuncGraph* f = parse_graph(m,
+                             "graph @f(%x: f32[2]) {\n"
+                             "  %r = @d(%x) : f32[2]\n"
+                             "  return %r\n"
+                             "}\n"
+                             "graph @d(%t: f32[2]) {\n"
+                             "  %n = Mul(%l, %t) : f32[2]\n"
+                             "  return %n\n"
+                             "}\n"
+                             "graph @c(%p: f32[2]) {\n"
+                             "  %l = Exp(%p) : f32[2]\n"
+                             "  return @d\n"
+                             "}\n");
+  ASSERT_EQ(m.entry(), f);
+  EXPECT_VERIFY_ERROR(
+      f, {}, "graph @f: the entry graph has the free variable %l (Exp), a node of graph @c");
+  verify(static_cast<CNode*>(f->output())->called_graph());
+}
+
 TEST(IrVerify, ScopingCycle) {
   // a uses b's node and b uses a's node: each would enclose the other.
   Module m;

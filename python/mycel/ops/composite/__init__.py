@@ -679,8 +679,8 @@ def _jvp_graph(fn, inputs, v, has_aux=False):
     """jvp in graph code: the vjp, at zeros u0 shaped as fn's output (made from its abstract,
     fn not run), of w(u, x...) = (fn's pullback of u at x, fn's outputs), along (v, 0). fn
     runs once, inside w's forward; the gradient in u is J v (the pullback is linear in u).
-    (A pullback made outside a differentiated function cannot be passed into it: K would
-    have to transform a function value made outside.)"""
+    (fn may close over a pullback made outside: expand_vjp passes the K of such function
+    values into the differentiated graph.)"""
     _check_jvp_args(inputs, v)
     inputs, v = _as_tuple(inputs), _as_tuple(v)
     _check_tangents(inputs, v)
@@ -728,15 +728,22 @@ def _linearize_python(fn, primals):
 
 
 def _linearize_graph(fn, primals):
-    """linearize in graph code: the output computed once here, but each jvp_fn call runs
-    jvp (whose forward runs once per call): a pullback cannot be passed into a gradient in
-    graph code yet (_jvp_graph)."""
-    output = fn(*primals)
+    """linearize in graph code: fn runs once, here (_vjp_forward); each jvp_fn(v) is the vjp
+    of fn's pullback (u -> J^T u, linear in u) at zeros along v, which runs only backward
+    passes on what that forward kept (the pullback, a closure over the forward's residuals,
+    is differentiated as any closure a gradient receives)."""
+    forward = _vjp_forward(fn, None, *primals)
+    output = forward[0]
+    u0 = _zeros_like_tree(output)
+
+    def pullback(u):
+        return _vjp_backward(forward, u, None, *primals)
 
     def jvp_fn(v):
         tangents = _as_tuple(v)
         _check_tangents(primals, tangents)
-        return _jvp_graph(fn, primals, tangents)[1]
+        outer = _vjp_forward(pullback, None, u0)
+        return _vjp_backward(outer, tuple(tangents), None, u0)[0]
 
     return output, jvp_fn
 
@@ -755,9 +762,9 @@ _linearize_core = _Linearize()
 def linearize(fn, inputs):
     """``(fn(*inputs), jvp_fn)``, as ``jax.linearize``: jvp_fn(v) is the Jacobian of fn at
     `inputs` applied to the tangents v (a tensor, or a tuple with one per input), i.e.
-    ``jvp(fn, inputs, v)[1]``. Called from Python (either mode) fn runs once, here, and each
-    jvp_fn call runs only backward passes on what that forward kept (jvp's method). In graph
-    code (inside jit) each jvp_fn call runs jvp, whose forward runs once per call."""
+    ``jvp(fn, inputs, v)[1]``. fn runs once, here, and each jvp_fn call runs only backward
+    passes on what that forward kept (jvp's method), from Python (either mode) and in graph
+    code alike."""
     return _linearize_core(fn, _as_tuple(inputs))
 
 
