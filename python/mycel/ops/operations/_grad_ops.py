@@ -436,3 +436,15 @@ class LogSoftmaxGrad(_ElementwiseGrad):
 
 __all__ += ["ReluGrad", "SoftplusGrad", "EluGrad", "AsinGrad", "ACosGrad", "AtanGrad",
             "HShrinkGrad", "SoftShrinkGrad", "LogSoftmaxGrad"]
+
+# ---- pooling, resizing and normalisation gradients (pool_compat_ops.py) ----------------------
+from mycel.ops.operations.pool_compat_ops import (MaxPoolGradV1, AvgPoolGradV1,  # noqa: E402
+                                                  FractionalMaxPoolGradWithFixedKsize,
+                                                  FractionalMaxPool3DGradWithFixedKsize,
+                                                  InstanceNormV2Grad, UpsampleNearest3DGrad,
+                                                  UpsampleTrilinear3DGrad, ResizeBicubicGrad,
+                                                  ResizeNearestNeighborV2Grad)
+__all__ += ["MaxPoolGradV1", "AvgPoolGradV1", "FractionalMaxPoolGradWithFixedKsize",
+            "FractionalMaxPool3DGradWithFixedKsize", "InstanceNormV2Grad",
+            "UpsampleNearest3DGrad", "UpsampleTrilinear3DGrad", "ResizeBicubicGrad",
+            "ResizeNearestNeighborV2Grad"]

@@ -50,3 +50,6 @@ __all__ += _BREADTH
 _BREADTH = ["RangeV2", "Expand", "CheckNumerics", "UnravelIndex", "Im2Col", "SpaceToBatch"]
 globals().update((_n, getattr(_bo, _n)) for _n in _BREADTH)
 __all__ += _BREADTH
+# ResizeNearestNeighborV2 (pool_compat_ops.py; MindSpore's array_ops holds it)
+from mycel.ops.operations.pool_compat_ops import ResizeNearestNeighborV2  # noqa: E402
+__all__ += ["ResizeNearestNeighborV2"]

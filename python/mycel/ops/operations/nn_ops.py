@@ -63,3 +63,11 @@ __all__ += ["ReLUV3", "NthElement", "DataFormatVecPermute"]
 globals().update((_n, getattr(_P, _n)) for _n in ["ReLUV3", "NthElement", "DataFormatVecPermute"])
 __all__ += ["DepthwiseConv2dNative"]
 globals().update((_n, getattr(_P, _n)) for _n in ["DepthwiseConv2dNative"])
+# Pooling and normalisation classes of MindSpore's nn_ops composed in pool_compat_ops.py.
+from mycel.ops.operations.pool_compat_ops import (MaxPoolV1, AvgPoolV1,  # noqa: E402
+                                                  AdaptiveMaxPool3D,
+                                                  FractionalMaxPoolWithFixedKsize,
+                                                  InstanceNormV2,
+                                                  SparseSoftmaxCrossEntropyWithLogitsV2)
+__all__ += ["MaxPoolV1", "AvgPoolV1", "AdaptiveMaxPool3D", "FractionalMaxPoolWithFixedKsize",
+            "InstanceNormV2", "SparseSoftmaxCrossEntropyWithLogitsV2"]
