@@ -7,3 +7,8 @@ from mycel.ops import operations as _P
 __all__ = ["ResizeBicubic", "CropAndResize", "ResizeBilinearV2", "RGBToHSV", "AdjustHue",
            "AdjustSaturation", "AdjustContrastv2"]
 globals().update((_n, getattr(_P, _n)) for _n in __all__)
+# ResizeArea and the CropAndResize gradients, composed (image_compat_ops.py)
+from mycel.ops.operations.image_compat_ops import (ResizeArea,  # noqa: E402,F401
+                                                   CropAndResizeGradImage,
+                                                   CropAndResizeGradBoxes)
+__all__ += ["ResizeArea", "CropAndResizeGradImage", "CropAndResizeGradBoxes"]
