@@ -12,3 +12,7 @@ from mycel.ops.operations.image_compat_ops import (ResizeArea,  # noqa: E402,F40
                                                    CropAndResizeGradImage,
                                                    CropAndResizeGradBoxes)
 __all__ += ["ResizeArea", "CropAndResizeGradImage", "CropAndResizeGradBoxes"]
+# NonMaxSuppressionWithOverlaps, CombinedNonMaxSuppression: run on the host (image_host_ops.py)
+from mycel.ops.operations.image_host_ops import (NonMaxSuppressionWithOverlaps,  # noqa: E402,F401
+                                                 CombinedNonMaxSuppression)
+__all__ += ["NonMaxSuppressionWithOverlaps", "CombinedNonMaxSuppression"]
