@@ -12,9 +12,22 @@ compiler the output. mycel does the same with its own kernels, found by name:
 - a kernel MindSpore has without a public class, composed here (``KERNELS``): ``Rolling``
   and ``Shift`` (mycel.ops.function.window_func).
 
-A name with neither is a TypeError when called. mycel infers shapes and dtypes from the
-kernel itself: the class's infer methods are kept but not called. In GRAPH mode the call is
-parsed like any primitive with its own ``__call__``, so the kernel joins the graph.
+A name with neither is a TypeError when called, in both modes. mycel infers shapes and
+dtypes from the kernel itself: the class's infer methods are kept but not called. In GRAPH
+mode the call is parsed like any primitive with its own ``__call__``, so the kernel joins the
+graph.
+
+A class that defines its own ``__call__`` (a Python implementation: numpy, host code) and an
+inference (``__infer__``, or ``infer_shape`` and ``infer_dtype``) runs that ``__call__``. In
+PYNATIVE mode it is an ordinary call. In GRAPH mode it is a host callback, as MindSpore runs
+a Python primitive on CPU: the compiler types the call by the inference, asked with
+MindSpore's arguments (shapes and dtypes for ``infer_shape``/``infer_dtype``; ``{'shape',
+'dtype', 'value'}`` dicts for ``__infer__``, 'value' a tensor or number known at compile time,
+else None; a dimension known only at run time is -1), and the step calls ``__call__`` in the
+interpreter with the tensors' values each time it reaches it; a result whose shape or dtype
+differs from the inference is a TypeError naming the class. No gradient flows through such a
+call. The class gets the marker ``__mycel_host_infer__`` (read by frontend/py_host.cc and
+compiler/specialize_host.cc) when it is defined.
 """
 import functools
 import inspect
@@ -41,10 +54,94 @@ KERNELS = {
 }
 
 
+# (a string, not read from KERNELS: graph code raising it formats only constants)
+_KERNEL_NAMES = ", ".join(sorted(KERNELS))
+
+
 def _no_kernel(name, *args):
     raise TypeError(f"For '{name}', mycel has no kernel of that name: a PrimitiveWithInfer "
-                    "runs the op-table op (or the composed kernel: "
-                    f"{', '.join(sorted(KERNELS))}) its class name names.")
+                    f"runs the op-table op (or the composed kernel: {_KERNEL_NAMES}) its class "
+                    "name names, or its own __call__ when the class defines one with "
+                    "infer_shape/infer_dtype or __infer__.")
+
+
+def _own(cls, name):
+    """Whether a user class (not this module's bases) defines attribute `name`."""
+    return any(name in k.__dict__ for k in cls.__mro__
+               if k.__module__ != __name__ and k not in (Primitive, object))
+
+
+def _as_shape(s):
+    return tuple(int(d) for d in s)
+
+
+def _infer_outputs(prim, descs):
+    """(is_tuple, ((shape, dtype), ...)): the class's inference of a call with arguments
+    `descs` (("tensor", shape, dtype, value or None) or ("value", v)), in MindSpore's
+    conventions."""
+    who = type(prim).__name__
+    shapes, dtypes, values = [], [], []
+    for d in descs:
+        if d[0] == "tensor":
+            shapes.append(list(d[1]))
+            dtypes.append(d[2])
+            values.append(d[3] if len(d) > 3 else None)
+        else:
+            v = d[1]
+            shapes.append([])
+            dtypes.append(_C.int64 if isinstance(v, int) else _C.float32)
+            values.append(v)
+    if _own(type(prim), "__infer__"):
+        out = prim.__infer__(*[{"shape": s, "dtype": t, "value": v}
+                               for s, t, v in zip(shapes, dtypes, values)])
+        shape, dtype = out["shape"], out["dtype"]
+    else:
+        shape, dtype = prim.infer_shape(*shapes), prim.infer_dtype(*dtypes)
+    many = isinstance(dtype, (tuple, list))
+    if many:
+        if len(shape) != len(dtype):
+            raise TypeError(f"For '{who}', infer_shape gave {len(shape)} shapes but "
+                            f"infer_dtype {len(dtype)} dtypes.")
+        pairs = tuple((_as_shape(s), t) for s, t in zip(shape, dtype))
+    else:
+        pairs = ((_as_shape(shape), dtype),)
+    for _, t in pairs:
+        if not isinstance(t, _C.DType):
+            raise TypeError(f"For '{who}', the inferred dtype must be a mycel dtype, but got "
+                            f"{t!r}.")
+    return many, pairs
+
+
+def _host_infer(prim, *descs):
+    return _infer_outputs(prim, descs)
+
+
+def _host_run(prim, *args):
+    """Runs the primitive's own __call__ in the interpreter (a GRAPH-mode host callback) and
+    checks its result against the inference of the same call."""
+    who = type(prim).__name__
+    out = type(prim).__call__(prim, *args)
+    descs = [("tensor", tuple(a.shape), a.dtype, a) if isinstance(a, _C.Tensor)
+             else ("value", a) for a in args]
+    many, pairs = _infer_outputs(prim, descs)
+    outs = tuple(out) if many and isinstance(out, (tuple, list)) else (out,)
+    if len(outs) != len(pairs):
+        raise TypeError(f"For '{who}', __call__ returned {len(outs)} outputs but the inference "
+                        f"gives {len(pairs)}.")
+    for i, (o, (shape, dtype)) in enumerate(zip(outs, pairs)):
+        ok = isinstance(o, _C.Tensor) and o.dtype == dtype and len(o.shape) == len(shape) and \
+            all(w < 0 or w == g for w, g in zip(shape, o.shape))
+        if not ok:
+            got = (f"a Tensor of shape {tuple(o.shape)} and dtype {o.dtype}"
+                   if isinstance(o, _C.Tensor) else type(o).__name__)
+            raise TypeError(f"For '{who}', output {i} of __call__ must be a Tensor of shape "
+                            f"{shape} and dtype {dtype} (its inference), but got {got}.")
+    return tuple(outs) if many else outs[0]
+
+
+# graph code calls them at compile time / run time as host functions (not parsed)
+_host_infer.__mycel_constexpr__ = True
+_host_run.__mycel_constexpr__ = True
 
 
 def _bind(name, attrs):
@@ -70,6 +167,14 @@ class PrimitiveWithInfer(Primitive):
     with tensors. The class name picks the kernel (module docstring); ``infer_shape``,
     ``infer_dtype`` and ``__infer__`` may be defined but mycel infers from the kernel."""
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # A Python implementation with an inference: a host callback in GRAPH mode.
+        if _own(cls, "__call__") and (_own(cls, "__infer__") or (
+                _own(cls, "infer_shape") and _own(cls, "infer_dtype"))):
+            cls.__mycel_host_infer__ = staticmethod(_host_infer)
+            cls._mycel_host_run = staticmethod(_host_run)
+
     def __init__(self, name):  # noqa: D107 (no op-table handle: bound on first call)
         self.name = name
         self._prim_attrs = {}
@@ -78,8 +183,10 @@ class PrimitiveWithInfer(Primitive):
         self._bound = None
 
     def add_prim_attr(self, name, value):
-        """Sets attribute `name` (the kernel is bound again on the next call)."""
+        """Sets attribute `name`, also readable as ``self.<name>`` as in MindSpore (the kernel
+        is bound again on the next call)."""
         self._prim_attrs[name] = value
+        self.__dict__[name] = value
         self._bound = None
         return self
 
