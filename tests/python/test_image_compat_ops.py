@@ -100,3 +100,24 @@ def test_crop_and_resize_grads_match_torch(mode):
         Fn(image_ops.CropAndResizeGradBoxes())(_t(grads.astype(np.float32)),
                                                _t(image.astype(np.float32)),
                                                _t(boxes[:2].astype(np.float32)), _t(box_index))
+
+
+@pytest.mark.parametrize("ctm,mode_,torch_mode,align", [
+    ("asymmetric", "nearest", "nearest", None), ("half_pixel", "nearest", "nearest-exact", None),
+    ("half_pixel", "linear", "bilinear", False), ("align_corners", "linear", "bilinear", True)])
+def test_resize_v2_matches_torch(mode, ctm, mode_, torch_mode, align):
+    x = RNG.standard_normal((2, 3, 5, 4)).astype(np.float32)
+    sizes = ms.Tensor(np.array([2, 3, 7, 9], np.int64))
+    zero = ms.Tensor(np.zeros(1, np.float32))
+    got = Fn(lambda v: image_ops.ResizeV2(ctm, mode_)(v, zero, zero, sizes))(_t(x)).asnumpy()
+    want = torch.nn.functional.interpolate(torch.tensor(x), (7, 9), mode=torch_mode,
+                                           align_corners=align).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_resize_v2_errors():
+    with pytest.raises(ValueError, match="ResizeV2.*cubic"):
+        image_ops.ResizeV2(mode="cubic")
+    x = _t(np.ones((1, 1, 2, 2), np.float32))
+    with pytest.raises(ValueError, match="ResizeV2.*sizes"):
+        image_ops.ResizeV2()(x, x, x, (2, 1, 4, 4))

@@ -1,5 +1,5 @@
 """MindSpore's image primitives of its ops test table that mycel composes from its own ops:
-ResizeArea and the gradients of CropAndResize (CropAndResizeGradImage,
+ResizeArea, ResizeV2 and the gradients of CropAndResize (CropAndResizeGradImage,
 CropAndResizeGradBoxes). image_ops lists them where MindSpore defines them.
 
 Attributes in ``__init__``, inputs in ``__call__``; each is a _Composed primitive whose
@@ -14,10 +14,12 @@ from mycel import _mycel as _C
 from mycel.ops.composite import grad as _grad
 from mycel.ops.function import crop_resize_func as _cr
 from mycel.ops.function._util import prim
+from mycel.ops.operations.composed_image_ops import ResizeBilinearV2
 from mycel.ops.operations.composed_ops import _Composed
+from mycel.ops.operations.pool_compat_ops import ResizeNearestNeighborV2
 from mycel.ops.primitive import constexpr
 
-__all__ = ["ResizeArea", "CropAndResizeGradImage", "CropAndResizeGradBoxes"]
+__all__ = ["ResizeArea", "ResizeV2", "CropAndResizeGradImage", "CropAndResizeGradBoxes"]
 
 _REALS = (_C.int8, _C.uint8, _C.int16, _C.uint16, _C.int32, _C.int64, _C.float16, _C.float32,
           _C.float64)
@@ -90,6 +92,50 @@ class ResizeArea(_Composed):
         x = prim("Reshape")(prim("Transpose")(x, (2, 0, 1, 3)), (wi, h * n * c))
         x = prim("Reshape")(prim("MatMul")(cols, x), (w, h, n, c))
         return prim("Transpose")(x, (2, 1, 0, 3))
+
+
+# ---- ResizeV2 -------------------------------------------------------------------------------
+
+class ResizeV2(_Composed):
+    """ResizeV2(coordinate_transformation_mode='half_pixel', mode='nearest')(x, roi, scales,
+    sizes): x (N, C, H, W) resized to sizes = (N, C, new_h, new_w) (int64; N and C kept; a
+    constant in GRAPH mode); roi and scales are unused, as in MindSpore. 'nearest' takes
+    source pixel floor(i * in / out) ('asymmetric'), floor((i + 0.5) * in / out)
+    ('half_pixel') or round(i * (in - 1) / (out - 1)) ('align_corners'), as
+    ResizeNearestNeighborV2; 'linear' samples bilinearly at the same coordinates (half_pixel:
+    (i + 0.5) * in / out - 0.5), as ResizeBilinearV2. mode 'cubic' is not supported in mycel
+    (ValueError)."""
+
+    def __init__(self, coordinate_transformation_mode="half_pixel", mode="nearest"):
+        op = "ResizeV2"
+        if coordinate_transformation_mode not in ("align_corners", "half_pixel", "asymmetric"):
+            raise ValueError(f"For '{op}', coordinate_transformation_mode must be "
+                             f"'align_corners', 'half_pixel' or 'asymmetric', but got "
+                             f"{coordinate_transformation_mode!r}.")
+        if mode not in ("nearest", "linear"):
+            raise ValueError(f"For '{op}', mode must be 'nearest' or 'linear' in mycel ('cubic' "
+                             f"is not supported), but got {mode!r}.")
+        super().__init__(coordinate_transformation_mode=coordinate_transformation_mode,
+                         mode=mode)
+        self.coordinate_transformation_mode, self.mode = coordinate_transformation_mode, mode
+
+    def __call__(self, x, roi, scales, sizes):
+        op = "ResizeV2"
+        _tensor(op, "x", x)
+        out = _ints(op, "sizes", sizes, 4)
+        _resize_v2_plan(x.shape, out)
+        align = self.coordinate_transformation_mode == "align_corners"
+        half = self.coordinate_transformation_mode == "half_pixel"
+        if self.mode == "nearest":
+            return ResizeNearestNeighborV2(align, half)(x, out[2:])
+        return ResizeBilinearV2(align, half)(x, out[2:])
+
+
+@constexpr
+def _resize_v2_plan(shape, sizes):
+    if len(shape) != 4 or tuple(sizes[:2]) != tuple(shape[:2]):
+        raise ValueError(f"For 'ResizeV2', x must be 4-D and sizes keep its N and C, but got x "
+                         f"of shape {tuple(shape)} and sizes {sizes}.")
 
 
 # ---- CropAndResize gradients -----------------------------------------------------------------
