@@ -13,7 +13,6 @@ modules (nn_ops, _grad_ops, array_ops) list the classes where MindSpore defines 
 import numpy as np
 
 from mycel import _mycel as _C
-from mycel.ops import operations as _P
 from mycel.ops.composite import grad as _grad
 from mycel.ops.function import fractional_fixed_func as _ff
 from mycel.ops.function import resample_func as _rs
@@ -21,7 +20,11 @@ from mycel.ops.function._util import prim
 from mycel.ops.operations.composed_ops import _Composed
 from mycel.ops.operations.composed_image_ops import ResizeBicubic
 from mycel.ops.operations.composed_nn_ops import UpsampleNearest3D, UpsampleTrilinear3D
-from mycel.ops.primitive import constexpr
+from mycel.ops.primitive import constexpr, make_primitive_class
+
+# the op-table classes (ops.operations makes the same ones; importing it here would be a cycle)
+_MaxPool, _AvgPool = make_primitive_class("MaxPool"), make_primitive_class("AvgPool")
+_MaxPoolGrad = make_primitive_class("MaxPoolGrad")
 
 __all__ = ["MaxPoolV1", "AvgPoolV1", "MaxPoolGradV1", "AvgPoolGradV1", "AdaptiveMaxPool3D",
            "FractionalMaxPoolWithFixedKsize", "FractionalMaxPoolGradWithFixedKsize",
@@ -54,17 +57,17 @@ def _values(op, name, v, n):
 
 # ---- MaxPoolV1 / AvgPoolV1 -------------------------------------------------------------------
 
-class MaxPoolV1(_P.MaxPool):  # noqa: F405 (the op-table class)
+class MaxPoolV1(_MaxPool):
     """MaxPoolV1(kernel_size=1, strides=1, pad_mode='valid', data_format='NCHW')(x): the max
     pooling of P.MaxPool (MindSpore's older kernel of the same computation)."""
 
 
-class AvgPoolV1(_P.AvgPool):  # noqa: F405
+class AvgPoolV1(_AvgPool):
     """AvgPoolV1(kernel_size=1, strides=1, pad_mode='valid', data_format='NCHW')(x): the
     average pooling of P.AvgPool."""
 
 
-class MaxPoolGradV1(_P.MaxPoolGrad):  # noqa: F405
+class MaxPoolGradV1(_MaxPoolGrad):
     """MaxPoolGradV1(kernel_size=1, strides=1, pad_mode='valid', data_format='NCHW')(
     orig_input, orig_output, grad): MaxPool's gradient, grad routed to each window's first
     maximum (P.MaxPoolGrad)."""
@@ -78,7 +81,7 @@ class AvgPoolGradV1(_Composed):
     def __init__(self, kernel_size=1, strides=1, pad_mode="valid", data_format="NCHW"):
         super().__init__(kernel_size=kernel_size, strides=strides, pad_mode=pad_mode,
                          data_format=data_format)
-        self._pool = _P.AvgPool(kernel_size, strides, pad_mode, data_format)
+        self._pool = _AvgPool(kernel_size, strides, pad_mode, data_format)
 
     def __call__(self, orig_input_shape, grad):
         _tensor("AvgPoolGradV1", "grad", grad)
