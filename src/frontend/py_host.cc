@@ -260,6 +260,20 @@ class PyHost final : public ir::Host {
     }
   }
 
+  std::vector<std::string> op_input_names(const std::string& op) override {
+    py::gil_scoped_acquire gil;
+    try {
+      py::object names = py::module_::import("mycel.ops._input_names")
+                             .attr("INPUT_NAMES")
+                             .attr("get")(op, py::tuple());
+      std::vector<std::string> out;
+      for (py::handle n : names) out.push_back(py::str(n).cast<std::string>());
+      return out;
+    } catch (py::error_already_set& e) {
+      rethrow_python(e);
+    }
+  }
+
   bool attr_is_mutable(const Value& obj, const std::string& name) override {
     if (!obj.is(ValueKind::PyObj)) return false;
     py::gil_scoped_acquire gil;
@@ -542,6 +556,10 @@ class PyHost final : public ir::Host {
     const PyRefs& r = refs();
     if (is_instance(o, r.parameter)) return d;
     if (is_instance(o, r.op_handle)) return prim_of_handle(o);
+    // A primitive declared in Python with a Python implementation and an inference
+    // (ops/custom_prim.py: its class sets __mycel_host_infer__) stays a host object: the
+    // specialiser types its call by the inference and runs it in Python at run time.
+    if (py::hasattr(py::type::of(o), "__mycel_host_infer__")) return d;
     if (is_instance(o, r.primitive)) {
       py::object call = py::type::of(o).attr("__call__");
       if (call.ptr() == r.primitive_call.ptr())
