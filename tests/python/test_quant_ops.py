@@ -76,3 +76,13 @@ def test_bad_inputs_name_the_primitive(mode):
         Q.FakeQuantWithMinMaxVars(num_bits=1)
     with pytest.raises(RuntimeError, match="IFMR.*Ascend"):
         Fn(Q.IFMR())(x, x, x, x)
+
+
+def test_fake_quant_param_is_identity_with_its_attributes(mode):
+    p = Q.FakeQuantParam.linear_quant_param(ms.common.dtype.QuantDtype.INT8, 0.1, 1)
+    assert p.attrs["linear_quant_scale"] == [0.1] and p.attrs["linear_quant_zero_point"] == [1]
+    assert p.quant_algo_name == "linear_quant_algo" and p.is_per_channel is False
+    x = RNG.standard_normal((2, 3)).astype(np.float32)
+    np.testing.assert_array_equal(Fn(p)(ms.Tensor(x)).asnumpy(), x)
+    with pytest.raises(TypeError, match="FakeQuantParam.*is_per_channel"):
+        Q.FakeQuantParam(ms.common.dtype.QuantDtype.INT8, "linear_quant_algo", 1)

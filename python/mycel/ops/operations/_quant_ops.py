@@ -17,6 +17,12 @@ meaning, composed from mycel's ops (MindSpore's tests import the module as ``Q``
 
 The forward's own gradient (GRAPH and PYNATIVE) is the same straight-through rule.
 
+- ``FakeQuantParam(quant_dtype, quant_algo_name, is_per_channel, **kwargs)``: MindSpore's
+  marker that carries quantisation parameters through a network (for export); its value is
+  its input (identity). ``FakeQuantParam.linear_quant_param(quant_dtype, scale, zp,
+  is_per_channel=False, **kwargs)`` makes one for the linear algorithm ("linear_quant_algo",
+  attributes ``linear_quant_scale`` / ``linear_quant_zero_point`` as lists).
+
 Left out: ``FakeQuantPerLayer`` / ``FakeQuantPerChannel`` (+Grad) and the other training-time
 quantisers (``MinMaxUpdatePerLayer``, ``BatchNormFold``, ...), whose results depend on
 MindSpore's global-step state (quant_delay, ema) and kernel-specific nudging not pinned down by
@@ -25,12 +31,12 @@ RuntimeError saying so, as MindSpore's CPU run fails).
 """
 from mycel import _mycel as _C
 from mycel.ops.function._util import prim, stop_gradient
-from mycel.ops.operations.composed_ops import _Composed
+from mycel.ops.operations.composed_ops import _Composed, Identity as _Identity
 from mycel.ops.primitive import constexpr
 
 __all__ = ["FakeQuantWithMinMaxVars", "FakeQuantWithMinMaxVarsPerChannel",
            "FakeQuantWithMinMaxVarsGradient", "FakeQuantWithMinMaxVarsPerChannelGradient",
-           "IFMR"]
+           "FakeQuantParam", "IFMR"]
 
 
 def _check_attrs(op, num_bits, narrow_range):
@@ -157,6 +163,42 @@ def _with_grad(p, x, mn, mx):
     ste = prim("Select")(inside, x, prim("Select")(prim("Less")(x, lo), mn + x * 0.0,
                                                     mx + x * 0.0))
     return ste + stop_gradient(y - ste)
+
+
+class FakeQuantParam(_Composed):
+    """FakeQuantParam(quant_dtype, quant_algo_name, is_per_channel, **kwargs)(x): x itself; the
+    quantisation parameters are the primitive's attributes (module docstring)."""
+
+    attr_key_linear_quant_scale = "linear_quant_scale"
+    attr_key_linear_quant_zero_point = "linear_quant_zero_point"
+    attr_value_linear_quant_algo_name = "linear_quant_algo"
+
+    def __init__(self, quant_dtype, quant_algo_name, is_per_channel, **kwargs):
+        if not isinstance(quant_algo_name, str):
+            raise TypeError(f"For 'FakeQuantParam', 'quant_algo_name' must be a str, but got "
+                            f"{type(quant_algo_name).__name__}.")
+        if not isinstance(is_per_channel, bool):
+            raise TypeError(f"For 'FakeQuantParam', 'is_per_channel' must be a bool, but got "
+                            f"{type(is_per_channel).__name__}.")
+        super().__init__(quant_dtype=quant_dtype, quant_algo_name=quant_algo_name,
+                         is_per_channel=is_per_channel, **kwargs)
+        self.quant_dtype, self.quant_algo_name = quant_dtype, quant_algo_name
+        self.is_per_channel = is_per_channel
+
+    @classmethod
+    def linear_quant_param(cls, quant_dtype, scale, zp, is_per_channel=False, **kwargs):
+        """A FakeQuantParam of the linear algorithm with scale and zero point (numbers or
+        lists of them)."""
+        as_list = lambda v: list(v) if isinstance(v, (list, tuple)) else [v]  # noqa: E731
+        kwargs[cls.attr_key_linear_quant_scale] = as_list(scale)
+        kwargs[cls.attr_key_linear_quant_zero_point] = as_list(zp)
+        return cls(quant_dtype, cls.attr_value_linear_quant_algo_name, is_per_channel, **kwargs)
+
+    def __call__(self, x):
+        if not isinstance(x, _C.Tensor):
+            raise TypeError(f"For 'FakeQuantParam', 'x' must be a Tensor, but got "
+                            f"{type(x).__name__}.")
+        return _Identity()(x)
 
 
 class IFMR(_Composed):
