@@ -121,3 +121,44 @@ def test_resize_v2_errors():
     x = _t(np.ones((1, 1, 2, 2), np.float32))
     with pytest.raises(ValueError, match="ResizeV2.*sizes"):
         image_ops.ResizeV2()(x, x, x, (2, 1, 4, 4))
+
+
+@pytest.mark.parametrize("kernel,pil", [("lanczos3", "LANCZOS"), ("keyscubic", "BICUBIC"),
+                                        ("triangle", "BILINEAR")])
+@pytest.mark.parametrize("out", [(5, 4), (13, 17)])
+def test_scale_and_translate_matches_pil(mode, kernel, pil, out):
+    """PIL's resampling filters are TensorFlow's kernels with the antialiasing stretch (float
+    images, mode 'F', one channel at a time)."""
+    from PIL import Image
+    img = RNG.uniform(0, 1, (1, 9, 11, 2)).astype(np.float32)
+    scale = (out[0] / 9, out[1] / 11)
+    got = Fn(lambda v: image_ops.ScaleAndTranslate(kernel, True)(v, out, scale, (0.0, 0.0)))(
+        _t(img)).asnumpy()
+    want = np.stack([np.asarray(Image.fromarray(img[0, :, :, ch], "F").resize(
+        (out[1], out[0]), getattr(Image, pil))) for ch in range(2)], -1)
+    np.testing.assert_allclose(got[0], want, rtol=1e-4, atol=1e-5)
+
+
+def test_scale_and_translate_identity_and_translation(mode):
+    img = RNG.uniform(0, 1, (2, 6, 7, 3)).astype(np.float32)
+    same = Fn(lambda v: image_ops.ScaleAndTranslate()(v, (6, 7), (1.0, 1.0), (0.0, 0.0)))(
+        _t(img)).asnumpy()
+    np.testing.assert_allclose(same, img, rtol=1e-5, atol=1e-6)
+    # a whole-pixel shift with a scale of 1: output y samples input y - 2 (0 outside)
+    shifted = Fn(lambda v: image_ops.ScaleAndTranslate("triangle", False)(
+        v, (6, 7), (1.0, 1.0), (2.0, 0.0)))(_t(img)).asnumpy()
+    np.testing.assert_allclose(shifted[:, 2:], img[:, :4], rtol=1e-5, atol=1e-6)
+    # triangle without antialiasing upsampling is half-pixel bilinear (torch)
+    up = Fn(lambda v: image_ops.ScaleAndTranslate("triangle", False)(
+        v, (12, 21), (2.0, 3.0), (0.0, 0.0)))(_t(img)).asnumpy()
+    want = torch.nn.functional.interpolate(torch.tensor(img).permute(0, 3, 1, 2), (12, 21),
+                                           mode="bilinear", align_corners=False)
+    np.testing.assert_allclose(up, want.permute(0, 2, 3, 1).numpy(), rtol=1e-5, atol=1e-6)
+    # box halving a side averages pairs (PIL's box differs at the ties, |x| = 0.5)
+    even = RNG.uniform(0, 1, (1, 8, 10, 1)).astype(np.float32)
+    half = Fn(lambda v: image_ops.ScaleAndTranslate("box", True)(v, (4, 5), (0.5, 0.5),
+                                                                 (0.0, 0.0)))(_t(even))
+    np.testing.assert_allclose(half.asnumpy(), even.reshape(1, 4, 2, 5, 2, 1).mean((2, 4)),
+                               rtol=1e-5)
+    with pytest.raises(ValueError, match="ScaleAndTranslate.*kernel_type"):
+        image_ops.ScaleAndTranslate("nearest")

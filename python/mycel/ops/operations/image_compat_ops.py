@@ -1,6 +1,6 @@
 """MindSpore's image primitives of its ops test table that mycel composes from its own ops:
-ResizeArea, ResizeV2 and the gradients of CropAndResize (CropAndResizeGradImage,
-CropAndResizeGradBoxes). image_ops lists them where MindSpore defines them.
+ResizeArea, ResizeV2, ScaleAndTranslate and the gradients of CropAndResize
+(CropAndResizeGradImage, CropAndResizeGradBoxes). image_ops lists them where MindSpore defines them.
 
 Attributes in ``__init__``, inputs in ``__call__``; each is a _Composed primitive whose
 ``__call__`` graph mode parses, so both modes agree. The CropAndResize gradients are the
@@ -19,7 +19,8 @@ from mycel.ops.operations.composed_ops import _Composed
 from mycel.ops.operations.pool_compat_ops import ResizeNearestNeighborV2
 from mycel.ops.primitive import constexpr
 
-__all__ = ["ResizeArea", "ResizeV2", "CropAndResizeGradImage", "CropAndResizeGradBoxes"]
+__all__ = ["ResizeArea", "ResizeV2", "CropAndResizeGradImage", "CropAndResizeGradBoxes",
+           "ScaleAndTranslate"]
 
 _REALS = (_C.int8, _C.uint8, _C.int16, _C.uint16, _C.int32, _C.int64, _C.float16, _C.float32,
           _C.float64)
@@ -58,9 +59,9 @@ def _area_matrix(n_in, n_out, align_corners):
 
 
 @constexpr
-def _area_plan(shape, dtype):
+def _area_plan(shape, dtype, op="ResizeArea"):
     if len(shape) != 4 or dtype not in _REALS:
-        raise TypeError(f"For 'ResizeArea', images must be a 4-D (N, H, W, C) real tensor, but "
+        raise TypeError(f"For '{op}', images must be a 4-D (N, H, W, C) real tensor, but "
                         f"got shape {tuple(shape)} and dtype {dtype}.")
 
 
@@ -205,3 +206,116 @@ class CropAndResizeGradBoxes(_Composed):
         fn = _grad(_weighted, grad_position=1)
         return fn(prim("Cast")(images, _C.float32), prim("Cast")(boxes, _C.float32), box_index,
                   prim("Cast")(grads, _C.float32), tuple(grads.shape[1:3]), "bilinear")
+
+
+# ---- ScaleAndTranslate -----------------------------------------------------------------------
+
+def _lanczos(r):
+    def k(x):
+        x = np.abs(x)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            v = r * np.sin(np.pi * x) * np.sin(np.pi * x / r) / (np.pi ** 2 * x * x)
+        return np.where(x > r, 0.0, np.where(x <= 1e-3, 1.0, v))
+    return k, float(r)
+
+
+def _cubic(b_or_a, mitchell):
+    def keys(x):  # Keys' cubic, a = -0.5
+        x = np.abs(x)
+        return np.where(x >= 2, 0.0, np.where(x >= 1, ((-0.5 * x + 2.5) * x - 4) * x + 2,
+                                              (1.5 * x - 2.5) * x * x + 1))
+
+    def mitchell_k(x):  # Mitchell-Netravali, B = C = 1/3
+        x = np.abs(x)
+        return np.where(x >= 2, 0.0,
+                        np.where(x >= 1, ((-7 / 18 * x + 2) * x - 10 / 3) * x + 16 / 9,
+                                 (7 / 6 * x - 2) * x * x + 8 / 9))
+    return (mitchell_k if mitchell else keys), 2.0
+
+
+_KERNELS = {
+    "lanczos1": lambda: _lanczos(1), "lanczos3": lambda: _lanczos(3),
+    "lanczos5": lambda: _lanczos(5),
+    "gaussian": lambda: (lambda x: np.where(np.abs(x) >= 2.0, 0.0,
+                                            np.exp(-x * x / (2 * 0.5 ** 2))), 2.0),
+    "box": lambda: (lambda x: np.where(np.abs(x) < 0.5, 1.0,
+                                       np.where(np.abs(x) == 0.5, 0.5, 0.0)), 1.0),
+    "triangle": lambda: (lambda x: np.maximum(1.0 - np.abs(x), 0.0), 1.0),
+    "keyscubic": lambda: _cubic(-0.5, False),
+    "mitchellcubic": lambda: _cubic(1 / 3, True),
+}
+
+
+@constexpr
+def _scale_translate_matrix(kernel_type, antialias, n_in, n_out, scale, translate):
+    """[n_out, n_in] float32 weights of TensorFlow's scale_and_translate along one axis:
+    output x samples the input at s = (x + 0.5) / scale - translate / scale; sources j within
+    the kernel's radius (stretched by 1 / scale when antialiasing a downscale) weigh
+    kernel((j + 0.5 - s) / kernel_scale), normalised to sum 1; a sample outside [0, n_in] is
+    0."""
+    kernel, radius = _KERNELS[kernel_type]()
+    inv = 1.0 / scale
+    ks = max(inv, 1.0) if antialias else 1.0
+    m = np.zeros((n_out, n_in), np.float64)
+    for x in range(n_out):
+        s = (x + 0.5) * inv - inv * translate
+        if s < 0 or s > n_in:
+            continue
+        lo = min(max(int(np.ceil(s - radius * ks - 0.5)), 0), n_in - 1)
+        hi = min(max(int(np.floor(s + radius * ks - 0.5)), 0), n_in - 1) + 1
+        src = np.arange(lo, hi)
+        w = kernel(np.abs((src + 0.5 - s) / ks))
+        total = w.sum()
+        if abs(total) >= 1000.0 * np.finfo(np.float32).tiny:
+            w = w / total
+        m[x, lo:hi] = w
+    return _C.Tensor(m.astype(np.float32))
+
+
+@constexpr
+def _floats2(op, name, v):
+    if isinstance(v, _C.Tensor):
+        v = v.asnumpy().reshape(-1).tolist()
+    v = tuple(float(e) for e in v)
+    if len(v) != 2:
+        raise ValueError(f"For '{op}', '{name}' must hold 2 floats, but got {v}.")
+    return v
+
+
+class ScaleAndTranslate(_Composed):
+    """ScaleAndTranslate(kernel_type='lanczos3', antialias=True)(images, size, scale,
+    translation): images (N, H, W, C) resampled to size (new_h, new_w) with the map
+    output = input * scale + translation per axis (scale, translation: (y, x)), TensorFlow's
+    scale_and_translate: separable, one weight matrix per axis from the kernel ('lanczos1',
+    'lanczos3', 'lanczos5', 'gaussian', 'box', 'triangle', 'keyscubic', 'mitchellcubic'),
+    stretched when antialiasing a downscale; float32 output. size, scale and translation are
+    constants in GRAPH mode (they decide the weights)."""
+
+    def __init__(self, kernel_type="lanczos3", antialias=True):
+        if kernel_type not in _KERNELS:
+            raise ValueError(f"For 'ScaleAndTranslate', kernel_type must be one of "
+                             f"{sorted(_KERNELS)}, but got {kernel_type!r}.")
+        if not isinstance(antialias, bool):
+            raise TypeError(f"For 'ScaleAndTranslate', antialias must be a bool, but got "
+                            f"{type(antialias).__name__}.")
+        super().__init__(kernel_type=kernel_type, antialias=antialias)
+        self.kernel_type, self.antialias = kernel_type, antialias
+
+    def __call__(self, images, size, scale, translation):
+        op = "ScaleAndTranslate"
+        _tensor(op, "images", images)
+        _area_plan(images.shape, images.dtype, op)
+        h, w = _ints(op, "size", size, 2)
+        sy, sx = _floats2(op, "scale", scale)
+        ty, tx = _floats2(op, "translation", translation)
+        if sy <= 0 or sx <= 0:
+            raise ValueError(f"For '{op}', scale must be positive, but got {(sy, sx)}.")
+        n, hi, wi, c = images.shape
+        rows = _scale_translate_matrix(self.kernel_type, self.antialias, hi, h, sy, ty)
+        cols = _scale_translate_matrix(self.kernel_type, self.antialias, wi, w, sx, tx)
+        x = prim("Cast")(images, _C.float32)
+        x = prim("Reshape")(prim("Transpose")(x, (1, 0, 2, 3)), (hi, n * wi * c))
+        x = prim("Reshape")(prim("MatMul")(rows, x), (h, n, wi, c))
+        x = prim("Reshape")(prim("Transpose")(x, (2, 0, 1, 3)), (wi, h * n * c))
+        x = prim("Reshape")(prim("MatMul")(cols, x), (w, h, n, c))
+        return prim("Transpose")(x, (2, 1, 0, 3))
