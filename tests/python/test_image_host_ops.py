@@ -75,3 +75,50 @@ def test_combined_nms_matches_torchvision(mode, shared):
         np.testing.assert_array_equal(nc[i, :len(cand)], [e[1] for e in cand])
         np.testing.assert_allclose(nb[i, :len(cand)], np.clip([e[2] for e in cand], 0, 1))
         assert not ns[i, len(cand):].any()
+
+
+def _glimpse_zero(img, size, offsets, centered, normalized):
+    """TensorFlow's windows written out (zero outside)."""
+    b, h, w, c = img.shape
+    out = np.zeros((b, size[0], size[1], c), np.float32)
+    for i in range(b):
+        y, x = offsets[i]
+        if normalized:
+            y, x = y * h, x * w
+        if centered:
+            y, x = y / 2 + h / 2, x / 2 + w / 2
+        top, left = int(y - size[0] / 2), int(x - size[1] / 2)
+        for r in range(size[0]):
+            for q in range(size[1]):
+                if 0 <= top + r < h and 0 <= left + q < w:
+                    out[i, r, q] = img[i, top + r, left + q]
+    return out
+
+
+@pytest.mark.parametrize("centered,normalized,offsets", [
+    (True, True, [[0.0, 0.0], [-0.8, 0.9]]), (False, True, [[0.5, 0.25], [0.95, 0.05]]),
+    (False, False, [[3.0, 4.0], [0.0, 9.5]]), (True, False, [[-2.0, 1.0], [4.0, -6.0]])])
+def test_extract_glimpse(mode, centered, normalized, offsets):
+    img = RNG.uniform(-1, 2, (2, 8, 10, 3)).astype(np.float32)
+    off = np.array(offsets, np.float32)
+    size = ms.Tensor(np.array([4, 5], np.int32))
+    got = Fn(lambda x, o: image_ops.ExtractGlimpse(centered, normalized, False, "zero")(
+        x, size, o))(ms.Tensor(img), ms.Tensor(off)).asnumpy()
+    want = _glimpse_zero(img, (4, 5), off, centered, normalized)
+    np.testing.assert_array_equal(got, want)
+    noisy = Fn(lambda x, o: image_ops.ExtractGlimpse(centered, normalized)(x, size, o))(
+        ms.Tensor(img), ms.Tensor(off)).asnumpy()
+    inside = _glimpse_zero(np.ones_like(img), (4, 5), off, centered, normalized) > 0
+    np.testing.assert_array_equal(noisy[inside], want[inside])
+    for i in range(2):  # uniform noise within the image's range
+        out = noisy[i][~inside[i]]
+        assert (out >= img[i].min()).all() and (out <= img[i].max()).all()
+
+
+def test_extract_glimpse_bad_arguments():
+    with pytest.raises(ValueError, match="ExtractGlimpse.*uniform_noise"):
+        image_ops.ExtractGlimpse(True, True, True, "zero")
+    with pytest.raises(ValueError, match="ExtractGlimpse.*offsets"):
+        image_ops.ExtractGlimpse()(ms.Tensor(np.ones((2, 4, 4, 1), np.float32)),
+                                   ms.Tensor(np.array([2, 2], np.int32)),
+                                   ms.Tensor(np.zeros((1, 2), np.float32)))

@@ -1,5 +1,6 @@
 """MindSpore's data-dependent image primitives, run on the host: NonMaxSuppressionWithOverlaps
-and CombinedNonMaxSuppression (greedy suppression, TensorFlow's rules).
+and CombinedNonMaxSuppression (greedy suppression, TensorFlow's rules) and ExtractGlimpse
+(windows at run-time offsets, noise outside the image).
 
 Their work is a sequential greedy selection over sorted scores, which mycel's tensor ops
 cannot express without a loop per box; like MindSpore's CPU kernels, they run on the host.
@@ -14,7 +15,7 @@ import numpy as np
 from mycel import _mycel as _C
 from mycel.ops.custom_prim import PrimitiveWithInfer, prim_attr_register
 
-__all__ = ["NonMaxSuppressionWithOverlaps", "CombinedNonMaxSuppression"]
+__all__ = ["NonMaxSuppressionWithOverlaps", "CombinedNonMaxSuppression", "ExtractGlimpse"]
 
 
 def _host(x):
@@ -174,3 +175,87 @@ class CombinedNonMaxSuppression(PrimitiveWithInfer):
                 out_s[n, k], out_c[n, k] = s_, c
             valid[n] = len(found)
         return (_C.Tensor(out_b), _C.Tensor(out_s), _C.Tensor(out_c), _C.Tensor(valid))
+
+
+class ExtractGlimpse(PrimitiveWithInfer):
+    """ExtractGlimpse(centered=True, normalized=True, uniform_noise=True, noise='uniform')(x,
+    size, offsets): windows of size (glimpse_h, glimpse_w) cut from x (batch, H, W, C) float32,
+    centred at offsets (batch, 2) of (y, x): normalized offsets scale by the image's height and
+    width, centered ones are relative to the image centre (normalized and centered: -1 .. 1
+    across the image); the window's top-left pixel is int(centre - size / 2) (truncated, as
+    TensorFlow's kernel). Pixels outside the image are noise: 'uniform' in [min, max] of that
+    batch's image, 'gaussian' with its mean and standard deviation, 'zero' 0 (noise 'zero'
+    needs uniform_noise False; uniform_noise True needs noise 'uniform'). The draws use numpy's
+    generator. size decides the output shape: a constant in GRAPH mode."""
+
+    @prim_attr_register
+    def __init__(self, centered=True, normalized=True, uniform_noise=True, noise="uniform"):
+        op = "ExtractGlimpse"
+        for name, v in (("centered", centered), ("normalized", normalized),
+                        ("uniform_noise", uniform_noise)):
+            if not isinstance(v, bool):
+                raise TypeError(f"For '{op}', '{name}' must be a bool, but got "
+                                f"{type(v).__name__}.")
+        if noise not in ("uniform", "gaussian", "zero"):
+            raise ValueError(f"For '{op}', 'noise' must be 'uniform', 'gaussian' or 'zero', but "
+                             f"got {noise!r}.")
+        if uniform_noise and noise != "uniform":
+            raise ValueError(f"For '{op}', uniform_noise True needs noise 'uniform', but got "
+                             f"{noise!r}.")
+        self._rng = np.random.default_rng()
+
+    def __infer__(self, x, size, offsets):
+        op = "ExtractGlimpse"
+        xs, os_ = list(x["shape"]), list(offsets["shape"])
+        if len(xs) != 4 or x["dtype"] != _C.float32:
+            raise TypeError(f"For '{op}', x must be a 4-D float32 tensor, but got shape "
+                            f"{tuple(xs)} and dtype {x['dtype']}.")
+        if len(os_) != 2 or os_[1] != 2 or os_[0] != xs[0]:
+            raise ValueError(f"For '{op}', offsets must be [{xs[0]}, 2], but got {tuple(os_)}.")
+        h, w = _size2(_value_of(size, op, "size"), op)
+        return {"shape": [xs[0], h, w, xs[3]], "dtype": _C.float32, "value": None}
+
+    def __call__(self, x, size, offsets):
+        op = "ExtractGlimpse"
+        img = _host(x)
+        off = _host(offsets).astype(np.float64)
+        if img.ndim != 4 or off.shape != (img.shape[0], 2):
+            raise ValueError(f"For '{op}', x must be 4-D and offsets [batch, 2], but got "
+                             f"{img.shape} and {off.shape}.")
+        gh, gw = _size2(_host(size), op)
+        batch, hgt, wid, ch = img.shape
+        out = np.empty((batch, gh, gw, ch), np.float32)
+        for i in range(batch):
+            y, xx = off[i]
+            if self.normalized:
+                y, xx = y * hgt, xx * wid
+            if self.centered:
+                y, xx = y / 2 + hgt / 2, xx / 2 + wid / 2
+            top, left = int(y - gh / 2), int(xx - gw / 2)
+            if self.noise == "uniform":
+                lo, hi = img[i].min(), img[i].max()
+                out[i] = lo + (hi - lo) * self._rng.uniform(size=(gh, gw, ch))
+            elif self.noise == "gaussian":
+                out[i] = img[i].mean() + img[i].std() * self._rng.standard_normal((gh, gw, ch))
+            else:
+                out[i] = 0.0
+            r0, r1 = max(top, 0), min(top + gh, hgt)
+            c0, c1 = max(left, 0), min(left + gw, wid)
+            if r0 < r1 and c0 < c1:
+                out[i, r0 - top:r1 - top, c0 - left:c1 - left] = img[i, r0:r1, c0:c1]
+        return _C.Tensor(out)
+
+
+def _value_of(d, op, name):
+    v = d["value"]
+    if v is None:
+        raise ValueError(f"For '{op}', '{name}' decides the output shape: in GRAPH mode it must "
+                         "be known at compile time (a constant, not a graph input).")
+    return np.asarray(v.asnumpy() if isinstance(v, _C.Tensor) else v)
+
+
+def _size2(v, op):
+    v = np.asarray(v).reshape(-1)
+    if v.shape != (2,) or (v <= 0).any():
+        raise ValueError(f"For '{op}', size must hold 2 positive ints, but got {v.tolist()}.")
+    return int(v[0]), int(v[1])

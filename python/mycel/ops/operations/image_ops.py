@@ -15,5 +15,5 @@ __all__ += ["ResizeArea", "ResizeV2", "CropAndResizeGradImage", "CropAndResizeGr
             "ScaleAndTranslate"]
 # NonMaxSuppressionWithOverlaps, CombinedNonMaxSuppression: run on the host (image_host_ops.py)
 from mycel.ops.operations.image_host_ops import (NonMaxSuppressionWithOverlaps,  # noqa: E402,F401
-                                                 CombinedNonMaxSuppression)
-__all__ += ["NonMaxSuppressionWithOverlaps", "CombinedNonMaxSuppression"]
+                                                 CombinedNonMaxSuppression, ExtractGlimpse)
+__all__ += ["NonMaxSuppressionWithOverlaps", "CombinedNonMaxSuppression", "ExtractGlimpse"]
