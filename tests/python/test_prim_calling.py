@@ -212,3 +212,16 @@ def test_softmax_over_several_axes_matches_torch(mode, axis):
     np.testing.assert_allclose(g, tx.grad.numpy(), rtol=1e-10, atol=1e-12)
     with pytest.raises(ValueError, match="Softmax"):
         Fn(nn.Softmax((0, 3)))(_t(x))
+
+
+def test_conv3d_positional_order_matches_torch(mode):
+    x = RNG.standard_normal((1, 2, 5, 6, 6)).astype(np.float32)
+    w = RNG.standard_normal((3, 2, 2, 3, 3)).astype(np.float32)
+    want = torch.nn.functional.conv3d(torch.tensor(x), torch.tensor(w), stride=2,
+                                      padding=1).numpy()
+    # MindSpore 2.x: out_channel, kernel_size, mode, pad_mode, pad, stride
+    got = Fn(P.Conv3D(3, (2, 3, 3), 1, "pad", 1, 2))(_t(x), _t(w)).asnumpy()
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    # MindSpore 1.x: out_channel, kernel_size, mode, stride, pad_mode, pad
+    got = Fn(P.Conv3D(3, (2, 3, 3), 1, 2, "pad", 1))(_t(x), _t(w)).asnumpy()
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
