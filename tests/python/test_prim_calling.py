@@ -225,3 +225,12 @@ def test_conv3d_positional_order_matches_torch(mode):
     # MindSpore 1.x: out_channel, kernel_size, mode, stride, pad_mode, pad
     got = Fn(P.Conv3D(3, (2, 3, 3), 1, 2, "pad", 1))(_t(x), _t(w)).asnumpy()
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_partial_binds_keywords(mode):
+    x = RNG.standard_normal((2, 3, 4)).astype(np.float32)
+    f = P.Partial()(P.ReduceSum(keep_dims=True), axis=(1,))
+    np.testing.assert_allclose(Fn(lambda v: f(x=v))(_t(x)).asnumpy(), x.sum(1, keepdims=True),
+                               rtol=1e-5)
+    np.testing.assert_allclose(Fn(lambda v: f(v))(_t(x)).asnumpy(), x.sum(1, keepdims=True),
+                               rtol=1e-5)
