@@ -122,3 +122,17 @@ def test_extract_glimpse_bad_arguments():
         image_ops.ExtractGlimpse()(ms.Tensor(np.ones((2, 4, 4, 1), np.float32)),
                                    ms.Tensor(np.array([2, 2], np.int32)),
                                    ms.Tensor(np.zeros((1, 2), np.float32)))
+
+
+def test_sizes_given_at_run_time_give_dynamic_dims(mode):
+    boxes = np.stack([_boxes(6)])[:, :, None]
+    scores = RNG.uniform(0, 1, (1, 6, 2)).astype(np.float32)
+    args = [ms.Tensor(boxes), ms.Tensor(scores), ms.Tensor(np.int32(2)), ms.Tensor(np.int32(3)),
+            ms.Tensor(np.float32(0.5)), ms.Tensor(np.float32(0.0))]
+    out = Fn(image_ops.CombinedNonMaxSuppression())(*args)  # sizes as graph inputs
+    assert [tuple(o.shape) for o in out] == [(1, 3, 4), (1, 3), (1, 3), (1,)]
+    img = RNG.uniform(0, 1, (1, 6, 6, 1)).astype(np.float32)
+    g = Fn(image_ops.ExtractGlimpse(False, False, False, "zero"))(
+        ms.Tensor(img), ms.Tensor(np.array([2, 3], np.int32)),
+        ms.Tensor(np.array([[3.0, 3.0]], np.float32)))
+    np.testing.assert_array_equal(g.asnumpy(), img[:, 2:4, 1:4])

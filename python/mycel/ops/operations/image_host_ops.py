@@ -6,9 +6,9 @@ Their work is a sequential greedy selection over sorted scores, which mycel's te
 cannot express without a loop per box; like MindSpore's CPU kernels, they run on the host.
 Each is a PrimitiveWithInfer with a numpy ``__call__`` and an inference (ops/custom_prim.py):
 an ordinary call in PYNATIVE mode, a host callback typed by the inference in GRAPH mode. The
-output shapes that depend on a size argument (max_total_size, max_output_size_per_class)
-need it known at compile time in GRAPH mode (a constant); NonMaxSuppressionWithOverlaps's
-selection length is known only at run time (-1). No gradients (MindSpore defines none).
+output sizes that depend on a size argument (max_total_size, ExtractGlimpse's size) are
+static when it is a constant and dynamic (-1) when it is a graph input, as is
+NonMaxSuppressionWithOverlaps's selection length. No gradients (MindSpore defines none).
 """
 import numpy as np
 
@@ -99,11 +99,12 @@ def _iou(a, b):
     return inter / (area_a + area_b - inter)
 
 
-def _value(d, op, name):
+def _value(d):
+    """The int a size argument holds, or None when known only at run time (the output's size
+    along it is then -1, a dynamic dimension)."""
     v = d["value"]
     if v is None:
-        raise ValueError(f"For '{op}', '{name}' decides the output shape: in GRAPH mode it must "
-                         "be known at compile time (a constant, not a graph input).")
+        return None
     return int(np.asarray(v.asnumpy() if isinstance(v, _C.Tensor) else v).reshape(-1)[0])
 
 
@@ -135,8 +136,11 @@ class CombinedNonMaxSuppression(PrimitiveWithInfer):
         if len(b) != 4 or b[3] != 4 or len(s) != 3 or b[:2] != s[:2] or b[2] not in (1, s[2]):
             raise ValueError(f"For '{op}', boxes must be [B, N, q, 4] (q 1 or the classes) and "
                              f"scores [B, N, classes], but got {tuple(b)} and {tuple(s)}.")
-        t = self._total(_value(max_output_size_per_class, op, "max_output_size_per_class"),
-                        _value(max_total_size, op, "max_total_size"), s[2])
+        per_class, total = _value(max_output_size_per_class), _value(max_total_size)
+        if total is None or (self.pad_per_class and per_class is None):
+            t = -1
+        else:
+            t = self._total(per_class, total, s[2])
         return {"shape": ([s[0], t, 4], [s[0], t], [s[0], t], [s[0]]),
                 "dtype": (_C.float32, _C.float32, _C.float32, _C.int32), "value": None}
 
@@ -186,7 +190,7 @@ class ExtractGlimpse(PrimitiveWithInfer):
     TensorFlow's kernel). Pixels outside the image are noise: 'uniform' in [min, max] of that
     batch's image, 'gaussian' with its mean and standard deviation, 'zero' 0 (noise 'zero'
     needs uniform_noise False; uniform_noise True needs noise 'uniform'). The draws use numpy's
-    generator. size decides the output shape: a constant in GRAPH mode."""
+    generator. (In GRAPH mode a size known only at run time gives dynamic dims.)"""
 
     @prim_attr_register
     def __init__(self, centered=True, normalized=True, uniform_noise=True, noise="uniform"):
@@ -212,7 +216,7 @@ class ExtractGlimpse(PrimitiveWithInfer):
                             f"{tuple(xs)} and dtype {x['dtype']}.")
         if len(os_) != 2 or os_[1] != 2 or os_[0] != xs[0]:
             raise ValueError(f"For '{op}', offsets must be [{xs[0]}, 2], but got {tuple(os_)}.")
-        h, w = _size2(_value_of(size, op, "size"), op)
+        h, w = (-1, -1) if size["value"] is None else _size2(_value_of(size), op)
         return {"shape": [xs[0], h, w, xs[3]], "dtype": _C.float32, "value": None}
 
     def __call__(self, x, size, offsets):
@@ -246,11 +250,8 @@ class ExtractGlimpse(PrimitiveWithInfer):
         return _C.Tensor(out)
 
 
-def _value_of(d, op, name):
+def _value_of(d):
     v = d["value"]
-    if v is None:
-        raise ValueError(f"For '{op}', '{name}' decides the output shape: in GRAPH mode it must "
-                         "be known at compile time (a constant, not a graph input).")
     return np.asarray(v.asnumpy() if isinstance(v, _C.Tensor) else v)
 
 
