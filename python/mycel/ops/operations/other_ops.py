@@ -3,8 +3,8 @@ host (a PrimitiveWithInfer with a numpy ``__call__``, ops/custom_prim.py: an ord
 PYNATIVE mode, a host callback typed by its inference in GRAPH mode).
 
 The draws are mycel's own (numpy's generator seeded from seed and seed2; both 0: seeds
-drawn per instance from mycel's global generator, so mycel.set_seed fixes them), not TensorFlow's Philox stream: the same
-seeds give the same boxes in mycel, not TensorFlow's boxes.
+drawn per instance from mycel's global generator, so mycel.set_seed fixes them), not
+TensorFlow's Philox stream: the same seeds give the same boxes in mycel, not TensorFlow's.
 """
 import numpy as np
 
