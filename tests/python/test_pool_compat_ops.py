@@ -165,3 +165,12 @@ def test_resize_nearest_neighbor_v2_and_grad(mode):
     np.testing.assert_allclose(g.asnumpy(), tx.grad.numpy(), rtol=1e-6)
     with pytest.raises(ValueError, match="ResizeNearestNeighborV2.*size"):
         Fn(array_ops.ResizeNearestNeighborV2())(_t(x), (8,))
+
+
+def test_max_pool_grad_grad_gathers_at_the_argmax(mode):
+    x = RNG.standard_normal((2, 3, 6, 6)).astype(np.float32)
+    ddx = RNG.standard_normal(x.shape).astype(np.float32)
+    y, idx = F.max_pool2d(torch.tensor(x), 2, 2, return_indices=True)
+    want = np.take_along_axis(ddx.reshape(2, 3, -1), idx.numpy().reshape(2, 3, -1), 2)
+    got = Fn(_grad_ops.MaxPoolGradGrad(2, 2, "VALID"))(_t(x), _t(y.numpy()), _t(ddx))
+    np.testing.assert_allclose(got.asnumpy(), want.reshape(y.shape))

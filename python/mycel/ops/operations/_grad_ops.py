@@ -448,3 +448,7 @@ __all__ += ["MaxPoolGradV1", "AvgPoolGradV1", "FractionalMaxPoolGradWithFixedKsi
             "FractionalMaxPool3DGradWithFixedKsize", "InstanceNormV2Grad",
             "UpsampleNearest3DGrad", "UpsampleTrilinear3DGrad", "ResizeBicubicGrad",
             "ResizeNearestNeighborV2Grad"]
+# MaxPoolGradGrad: the op-table primitive (x, out, grad) -> the gradient of MaxPoolGrad in grad
+from mycel.ops.primitive import make_primitive_class as _mpc  # noqa: E402
+MaxPoolGradGrad = _mpc("MaxPoolGradGrad")
+__all__ += ["MaxPoolGradGrad"]
