@@ -174,3 +174,18 @@ def test_max_pool_grad_grad_gathers_at_the_argmax(mode):
     want = np.take_along_axis(ddx.reshape(2, 3, -1), idx.numpy().reshape(2, 3, -1), 2)
     got = Fn(_grad_ops.MaxPoolGradGrad(2, 2, "VALID"))(_t(x), _t(y.numpy()), _t(ddx))
     np.testing.assert_allclose(got.asnumpy(), want.reshape(y.shape))
+
+
+@pytest.mark.parametrize("align", [False, True])
+def test_resize_nearest_neighbor_grad_matches_the_forwards_vjp(mode, align):
+    from mycel.ops import operations as P
+    x = RNG.standard_normal((1, 2, 3, 5)).astype(np.float32)
+    dy = RNG.standard_normal((1, 2, 7, 4)).astype(np.float32)
+    y = P.ResizeNearestNeighbor((7, 4), align)(_t(x)).asnumpy()
+    # each output pixel copies one input pixel: find it by value (x's values are distinct)
+    want = np.zeros_like(x)
+    for idx in np.ndindex(y.shape):
+        src = np.argwhere(x[idx[0], idx[1]] == y[idx])[0]
+        want[idx[0], idx[1], src[0], src[1]] += dy[idx]
+    got = Fn(_grad_ops.ResizeNearestNeighborGrad(align))(_t(dy), (3, 5))
+    np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6)

@@ -443,11 +443,12 @@ from mycel.ops.operations.pool_compat_ops import (MaxPoolGradV1, AvgPoolGradV1, 
                                                   FractionalMaxPool3DGradWithFixedKsize,
                                                   InstanceNormV2Grad, UpsampleNearest3DGrad,
                                                   UpsampleTrilinear3DGrad, ResizeBicubicGrad,
-                                                  ResizeNearestNeighborV2Grad)
+                                                  ResizeNearestNeighborV2Grad,
+                                                  ResizeNearestNeighborGrad)
 __all__ += ["MaxPoolGradV1", "AvgPoolGradV1", "FractionalMaxPoolGradWithFixedKsize",
             "FractionalMaxPool3DGradWithFixedKsize", "InstanceNormV2Grad",
             "UpsampleNearest3DGrad", "UpsampleTrilinear3DGrad", "ResizeBicubicGrad",
-            "ResizeNearestNeighborV2Grad"]
+            "ResizeNearestNeighborV2Grad", "ResizeNearestNeighborGrad"]
 # MaxPoolGradGrad: the op-table primitive (x, out, grad) -> the gradient of MaxPoolGrad in grad
 from mycel.ops.primitive import make_primitive_class as _mpc  # noqa: E402
 MaxPoolGradGrad = _mpc("MaxPoolGradGrad")

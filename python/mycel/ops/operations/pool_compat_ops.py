@@ -31,7 +31,7 @@ __all__ = ["MaxPoolV1", "AvgPoolV1", "MaxPoolGradV1", "AvgPoolGradV1", "Adaptive
            "FractionalMaxPool3DGradWithFixedKsize", "InstanceNormV2", "InstanceNormV2Grad",
            "SparseSoftmaxCrossEntropyWithLogitsV2", "UpsampleNearest3DGrad",
            "UpsampleTrilinear3DGrad", "ResizeBicubicGrad", "ResizeNearestNeighborV2",
-           "ResizeNearestNeighborV2Grad"]
+           "ResizeNearestNeighborV2Grad", "ResizeNearestNeighborGrad"]
 
 _FLOATS = (_C.float16, _C.float32, _C.float64)
 
@@ -482,3 +482,25 @@ class ResizeNearestNeighborV2Grad(_ResizeGrad):
 
     def _forward(self, x, ctx):
         return _nearest_v2(x, ctx, self.align_corners, self.half_pixel_centers)
+
+
+class ResizeNearestNeighborGrad(_ResizeGrad):
+    """ResizeNearestNeighborGrad(align_corners=False)(grads, size): the gradient of
+    P.ResizeNearestNeighbor for an input of spatial size `size` (H, W): each input pixel sums
+    grads of the output pixels copied from it (grads' dtype)."""
+
+    def __init__(self, align_corners=False):
+        if not isinstance(align_corners, bool):
+            raise TypeError(f"For 'ResizeNearestNeighborGrad', 'align_corners' must be a bool, "
+                            f"but got {type(align_corners).__name__}.")
+        super().__init__(align_corners=align_corners)
+        self.align_corners = align_corners
+
+    def __call__(self, grads, size):
+        _tensor("ResizeNearestNeighborGrad", "grads", grads)
+        _rank4("ResizeNearestNeighborGrad", "grads", grads.shape)
+        h, w = _values("ResizeNearestNeighborGrad", "size", size, 2)
+        return self._vjp((grads.shape[0], grads.shape[1], h, w), grads, tuple(grads.shape[2:]))
+
+    def _forward(self, x, ctx):
+        return _rs.resize_nearest_neighbor(x, ctx, self.align_corners)
