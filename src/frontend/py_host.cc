@@ -297,6 +297,17 @@ class PyHost final : public ir::Host {
       // message, rather than graph code silently skipping what it does.
       py::object refuse = py::getattr(py::type::of(o), "__mycel_graph_unsupported__", py::none());
       if (py::isinstance<py::str>(refuse)) MC_THROW(Type, refuse.cast<std::string>());
+      // A host-callback primitive with its own bprop(self, *inputs, out, dout)
+      // (ops/custom_prim.py): the typed host call (its class's _mycel_host_forward) with that
+      // backward, as a Cell with bprop.
+      if (py::hasattr(py::type::of(o), "__mycel_host_infer__")) {
+        py::object bprop = py::getattr(py::type::of(o), "bprop", py::none());
+        if (!is_instance(bprop, r.function_type)) return fn;
+        Value c = Value::closure(
+            Value::graph(graph_of(m, py::type::of(o).attr("_mycel_host_forward"))), {fn});
+        return Value::closure(Value::builtin(ir::Builtin::CustomVjp),
+                              {c, Value::closure(Value::graph(graph_of(m, bprop)), {fn})});
+      }
       if (is_instance(o, r.cell)) {
         // Forward hooks are Python run around a Cell's call (nn/cell.py); graph code calls
         // construct directly, which would skip them silently.

@@ -26,7 +26,9 @@ MindSpore's arguments (shapes and dtypes for ``infer_shape``/``infer_dtype``; ``
 else None; a dimension known only at run time is -1), and the step calls ``__call__`` in the
 interpreter with the tensors' values each time it reaches it; a result whose shape or dtype
 differs from the inference is a TypeError naming the class. No gradient flows through such a
-call. The class gets the marker ``__mycel_host_infer__`` (read by frontend/py_host.cc and
+call unless the class defines ``bprop(self, *inputs, out, dout)``, MindSpore's custom backward:
+then PYNATIVE records the call with that backward (as a Cell with bprop) and GRAPH mode calls it
+through CustomVjp (frontend/py_host.cc). The class gets the marker ``__mycel_host_infer__`` (read by frontend/py_host.cc and
 compiler/specialize_host.cc) when it is defined.
 """
 import functools
@@ -112,15 +114,61 @@ def _infer_outputs(prim, descs):
     return many, pairs
 
 
+class _HostCall:
+    """The host call of a primitive with a bprop (graph code calls it inside the primitive's
+    CustomVjp: _host_forward), typed by the primitive's inference like the primitive itself."""
+
+    def __init__(self, prim):
+        self.prim = prim
+
+    def __repr__(self):
+        return f"HostCall[{type(self.prim).__name__}]"
+
+
+def _unwrap(p):
+    return p.prim if isinstance(p, _HostCall) else p
+
+
 def _host_infer(prim, *descs):
-    return _infer_outputs(prim, descs)
+    return _infer_outputs(_unwrap(prim), descs)
+
+
+def _host_forward(self, *args):
+    """The forward of a host-callback primitive with a bprop, as graph code (frontend/
+    py_host.cc makes its call CustomVjp(this, bprop))."""
+    return self._mycel_host_call(*args)
+
+
+def _bprop_call(self, *args):
+    """__call__ of a host-callback primitive with its own bprop(self, *inputs, out, dout): in a
+    PYNATIVE grad the forward runs unrecorded and the recording gets one call whose gradient is
+    bprop (as a Cell with bprop, nn/cell.py); otherwise the class's own __call__."""
+    user_call = type(self)._mycel_user_call
+    if not _C._recording():
+        return user_call(self, *args)
+    pos = [i for i, a in enumerate(args) if isinstance(a, _C.Tensor)]
+    name = type(self).__name__
+
+    def rule(*gargs):
+        tensors, out, dout = gargs[:-2], gargs[-2], gargs[-1]
+        full = list(args)
+        for i, t in zip(pos, tensors):
+            full[i] = t
+        grads = self.bprop(*full, out, dout)
+        if not isinstance(grads, (tuple, list)) or len(grads) < len(args):
+            raise TypeError(f"the bprop of Primitive '{name}' must return a tuple of "
+                            f"{len(args)} gradients (one per input, first).")
+        return tuple(grads[i] for i in pos)
+
+    return _C._call_custom_bprop(lambda: user_call(self, *args), rule, [args[i] for i in pos])
 
 
 def _host_run(prim, *args):
     """Runs the primitive's own __call__ in the interpreter (a GRAPH-mode host callback) and
     checks its result against the inference of the same call."""
+    prim = _unwrap(prim)
     who = type(prim).__name__
-    out = type(prim).__call__(prim, *args)
+    out = type(prim)._mycel_user_call(prim, *args)
     descs = [("tensor", tuple(a.shape), a.dtype, a) if isinstance(a, _C.Tensor)
              else ("value", a) for a in args]
     many, pairs = _infer_outputs(prim, descs)
@@ -142,6 +190,8 @@ def _host_run(prim, *args):
 # graph code calls them at compile time / run time as host functions (not parsed)
 _host_infer.__mycel_constexpr__ = True
 _host_run.__mycel_constexpr__ = True
+_HostCall.__mycel_host_infer__ = staticmethod(_host_infer)
+_HostCall._mycel_host_run = staticmethod(_host_run)
 
 
 def _bind(name, attrs):
@@ -174,6 +224,16 @@ class PrimitiveWithInfer(Primitive):
                 _own(cls, "infer_shape") and _own(cls, "infer_dtype"))):
             cls.__mycel_host_infer__ = staticmethod(_host_infer)
             cls._mycel_host_run = staticmethod(_host_run)
+            own = cls.__dict__.get("__call__")
+            cls._mycel_user_call = own if own is not None and own is not _bprop_call else \
+                getattr(cls, "_mycel_user_call", cls.__call__)
+            cls._mycel_host_forward = _host_forward
+            if _own(cls, "bprop"):  # its gradient (PYNATIVE here, GRAPH via CustomVjp)
+                cls.__call__ = _bprop_call
+
+    @property
+    def _mycel_host_call(self):
+        return _HostCall(self)
 
     def __init__(self, name):  # noqa: D107 (no op-table handle: bound on first call)
         self.name = name
