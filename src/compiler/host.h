@@ -91,6 +91,11 @@ class Host {
   // Whether attribute `name` of host object `obj` was made by mutable(...) (a tuple, list
   // or dict marked so): graph code reads it as a run-time value, not a constant.
   virtual bool attr_is_mutable(const Value& /*obj*/, const std::string& /*name*/) { return false; }
+
+  // The names MindSpore gives the tensor inputs of op-table op `op` (P.MatMul()(x=a, y=b),
+  // P.BatchNorm()(input_x=..., ...)), in the op's input order; empty when none are known
+  // (the op's inputs are then positional only). Its call-time attributes keep their names.
+  virtual std::vector<std::string> op_input_names(const std::string& /*op*/) { return {}; }
 };
 
 }  // namespace mycel::ir

@@ -65,6 +65,47 @@ bool host_passable(Host& host, Module& m, const std::vector<Node*>& args, const 
   return std::all_of(args.begin(), args.end(), ok) &&
          std::all_of(kw.begin(), kw.end(), [&](const auto& e) { return ok(e.second); });
 }
+
+// An argument as a Python inference sees it: ("tensor", shape, dtype, value) for a tensor
+// (-1 for a dynamic dimension; value the tensor when known at compile time, else None),
+// ("value", v) for another constant; anything else is a TypeError.
+Value infer_arg(const AbsPtr& a, const std::string& who) {
+  if (a->kind == AbsKind::Tensor) {
+    std::vector<Value> dims;
+    for (int64_t d : a->shape) dims.push_back(Value::integer(d));
+    std::optional<Value> known = const_arg(a);
+    return Value::tuple({Value::string("tensor"), Value::tuple(std::move(dims)),
+                         Value::dtype(a->dtype), known ? *known : Value()});
+  }
+  std::optional<Value> v = const_arg(a);
+  MC_CHECK(v.has_value(), Type, "For '", who,
+           "', a primitive run in Python takes tensors and values known at compile time, "
+           "but got ",
+           a->to_string(), ".");
+  return Value::tuple({Value::string("value"), *v});
+}
+
+// The abstract of a Python inference's answer: (is_tuple, ((shape, dtype), ...)).
+AbsPtr inferred_abstract(const Value& r, const std::string& who) {
+  auto bad = [&] {
+    MC_THROW(Type, "For '", who,
+             "', the inference must give (is_tuple, ((shape, dtype), ...)), but gave ",
+             r.to_string(), ".");
+  };
+  if (!r.is_sequence() || r.items().size() != 2 || !r.items()[1].is_sequence()) bad();
+  std::vector<AbsPtr> outs;
+  for (const Value& o : r.items()[1].items()) {
+    if (!o.is_sequence() || o.items().size() != 2 || !o.items()[0].is_sequence() ||
+        !o.items()[1].is(ValueKind::DType))
+      bad();
+    Shape shape;
+    for (const Value& d : o.items()[0].items()) shape.push_back(d.as_int());
+    outs.push_back(Abstract::tensor(o.items()[1].as_dtype(), std::move(shape)));
+  }
+  if (r.items()[0].as_bool()) return Abstract::tuple(std::move(outs));
+  if (outs.size() != 1) bad();
+  return outs[0];
+}
 }  // namespace
 
 Node* Specializer::call_host(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes kw,
@@ -121,6 +162,24 @@ Node* Specializer::call_host(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes 
     // keep it, so it runs even where nothing reads its value.
     took_effect(c, r);
     return r;
+  }
+  // A primitive declared in Python with its own __call__ and an inference (its class sets
+  // __mycel_host_infer__, ops/custom_prim.py), as MindSpore runs a Python primitive on CPU:
+  // the call is typed by the inference, asked now with each argument's shape and dtype, and
+  // runs the primitive's __call__ in Python each time the step reaches it (the class's
+  // _mycel_host_run, which checks the result against the inference). No gradient flows
+  // through it (MindSpore's needs the primitive's registered bprop).
+  const Value infer_mark = Value::string("__mycel_host_infer__");
+  if (host_.call_builtin(src_, "hasattr", {cls, infer_mark}).as_bool()) {
+    const std::string who = host_.type_name(h);
+    MC_CHECK(kw.empty(), Type, "For '", who, "', the inputs are positional only.");
+    std::vector<Value> descs{h};
+    for (Node* a : args) descs.push_back(infer_arg(a->abstract(), who));
+    AbsPtr out = inferred_abstract(
+        host_.call(src_, host_.getattr(src_, cls, "__mycel_host_infer__"), descs, {}), who);
+    args.insert(args.begin(), fn);
+    args.insert(args.begin(), constant(host_.getattr(src_, cls, "_mycel_host_run"), sp));
+    return emit_builtin(c, Builtin::PyExecute, std::move(args), std::move(out), sp);
   }
   if (all_const(args, kw) && host_passable(host_, src_, args, kw)) {
     std::vector<Value> vals;

@@ -1,6 +1,9 @@
 // The specialiser's rules for op-table primitives: binding tensor inputs and call-time
 // attributes, weak Python scalars, the casts an op's flags ask for, output inference, and
 // the tensor forms of Python operators and indexing.
+#include <algorithm>
+#include <string>
+
 #include "base/error.h"
 #include "compiler/ad/ir_builder.h"
 #include "compiler/specialize_impl.h"
@@ -193,9 +196,88 @@ Node* Specializer::emit_prim(Ctx* c, const OpDef& op, Attrs attrs, std::vector<N
   return r;
 }
 
+namespace {
+// Whether keyword k is input name `names` ("x" or "x|input": the spellings MindSpore's
+// versions use).
+bool names_input(const std::string& names, const std::string& k) {
+  size_t start = 0;
+  while (true) {
+    size_t end = names.find('|', start);
+    if (names.compare(start, end == std::string::npos ? std::string::npos : end - start, k) == 0)
+      return true;
+    if (end == std::string::npos) return false;
+    start = end + 1;
+  }
+}
+
+// Tensor inputs given by keyword (P.MatMul()(x=a, y=b); MindSpore's input names, `names`, in
+// the op's input order): moved to their positions in `args`, so that the call is the
+// positional one. Keywords naming call-time attributes stay in `kw`; any other keyword is a
+// TypeError naming the op and the names it takes.
+void bind_input_keywords(const OpDef& op, const std::vector<std::string>& names,
+                         std::vector<Node*>& args, KwNodes& kw) {
+  const size_t n = op.num_inputs == kVariadic ? 1 : static_cast<size_t>(op.num_inputs);
+  std::vector<Node*> slots(std::max(n, args.size()), nullptr);
+  std::copy(args.begin(), args.end(), slots.begin());
+  KwNodes rest;
+  bool moved = false;
+  for (auto& [k, v] : kw) {
+    auto it = std::find_if(names.begin(), names.end(),
+                           [&](const std::string& s) { return names_input(s, k); });
+    const size_t i = static_cast<size_t>(it - names.begin());
+    if (it != names.end() && i >= n) {  // MindSpore's name of a call-time attribute
+      size_t j = n;
+      for (const AttrSpec& s : op.attrs)
+        if (s.when == AttrWhen::Call && j++ == i) rest.emplace_back(s.name, v);
+      MC_CHECK(j > i, Type, "For '", op.name, "', input name '", k, "' has no attribute.");
+      continue;
+    }
+    if (it == names.end()) {
+      bool attr = std::any_of(op.attrs.begin(), op.attrs.end(), [&](const AttrSpec& s) {
+        return s.when == AttrWhen::Call && s.name == k;
+      });
+      if (!attr) {
+        std::string valid;
+        for (size_t j = 0; j < names.size(); ++j) {
+          std::string one = names[j];
+          std::replace(one.begin(), one.end(), '|', '/');
+          valid += (valid.empty() ? "'" : ", '") + one + "'";
+        }
+        for (const AttrSpec& s : op.attrs)
+          if (s.when == AttrWhen::Call)
+            valid += std::string(valid.empty() ? "'" : ", '") + s.name + "'";
+        MC_THROW(Type, "For '", op.name, "', got an unexpected keyword argument '", k,
+                 "'; its call takes ", valid.empty() ? std::string("no keyword arguments") : valid,
+                 ".");
+      }
+      rest.emplace_back(k, v);
+      continue;
+    }
+    MC_CHECK(slots[i] == nullptr, Type, "For '", op.name, "', got multiple values for input '", k,
+             "'.");
+    slots[i] = v;
+    moved = true;
+  }
+  kw = std::move(rest);
+  if (!moved) return;
+  for (size_t i = 0; i < n; ++i)
+    MC_CHECK(slots[i] != nullptr, Type, "For '", op.name, "', missing input '",
+             i < names.size() ? names[i] : std::to_string(i), "'.");
+  args.assign(slots.begin(), slots.end());
+}
+}  // namespace
+
 Node* Specializer::prim_call(Ctx* c, const PrimData& p, std::vector<Node*> args, KwNodes kw,
                              const SourceSpan& sp) {
   const OpDef& op = *p.op;
+  if (!kw.empty()) {
+    try {
+      bind_input_keywords(op, host_.op_input_names(op.name), args, kw);
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::Internal) throw;
+      fail(e.kind(), sp, e.message());
+    }
+  }
   std::vector<Node*> raw;
   size_t next = 0;
   if (op.num_inputs == kVariadic) {

@@ -260,6 +260,20 @@ class PyHost final : public ir::Host {
     }
   }
 
+  std::vector<std::string> op_input_names(const std::string& op) override {
+    py::gil_scoped_acquire gil;
+    try {
+      py::object names = py::module_::import("mycel.ops._input_names")
+                             .attr("INPUT_NAMES")
+                             .attr("get")(op, py::tuple());
+      std::vector<std::string> out;
+      for (py::handle n : names) out.push_back(py::str(n).cast<std::string>());
+      return out;
+    } catch (py::error_already_set& e) {
+      rethrow_python(e);
+    }
+  }
+
   bool attr_is_mutable(const Value& obj, const std::string& name) override {
     if (!obj.is(ValueKind::PyObj)) return false;
     py::gil_scoped_acquire gil;
@@ -283,6 +297,17 @@ class PyHost final : public ir::Host {
       // message, rather than graph code silently skipping what it does.
       py::object refuse = py::getattr(py::type::of(o), "__mycel_graph_unsupported__", py::none());
       if (py::isinstance<py::str>(refuse)) MC_THROW(Type, refuse.cast<std::string>());
+      // A host-callback primitive with its own bprop(self, *inputs, out, dout)
+      // (ops/custom_prim.py): the typed host call (its class's _mycel_host_forward) with that
+      // backward, as a Cell with bprop.
+      if (py::hasattr(py::type::of(o), "__mycel_host_infer__")) {
+        py::object bprop = py::getattr(py::type::of(o), "bprop", py::none());
+        if (!is_instance(bprop, r.function_type)) return fn;
+        Value c = Value::closure(
+            Value::graph(graph_of(m, py::type::of(o).attr("_mycel_host_forward"))), {fn});
+        return Value::closure(Value::builtin(ir::Builtin::CustomVjp),
+                              {c, Value::closure(Value::graph(graph_of(m, bprop)), {fn})});
+      }
       if (is_instance(o, r.cell)) {
         // Forward hooks are Python run around a Cell's call (nn/cell.py); graph code calls
         // construct directly, which would skip them silently.
@@ -542,6 +567,10 @@ class PyHost final : public ir::Host {
     const PyRefs& r = refs();
     if (is_instance(o, r.parameter)) return d;
     if (is_instance(o, r.op_handle)) return prim_of_handle(o);
+    // A primitive declared in Python with a Python implementation and an inference
+    // (ops/custom_prim.py: its class sets __mycel_host_infer__) stays a host object: the
+    // specialiser types its call by the inference and runs it in Python at run time.
+    if (py::hasattr(py::type::of(o), "__mycel_host_infer__")) return d;
     if (is_instance(o, r.primitive)) {
       py::object call = py::type::of(o).attr("__call__");
       if (call.ptr() == r.primitive_call.ptr())

@@ -10,7 +10,10 @@
 //                                         folds call-time arguments in with make_attrs
 //   mycel.ops.Primitive instance       -> as its OpHandle, when it uses Primitive.__call__;
 //                                         one with its own __call__ (GatherD, Fill, ...)
-//                                         -> Closure(graph of that __call__, primitive)
+//                                         -> Closure(graph of that __call__, primitive);
+//                                         one whose class sets __mycel_host_infer__ (a
+//                                         PrimitiveWithInfer with a Python __call__ and an
+//                                         inference) -> host object (a typed host callback)
 //   Python function                    -> Graph, parsed once per (module, function)
 //   bound method                       -> Closure(graph of __func__, __self__ as to_value()
 //                                         gives it: data, or the host object itself)

@@ -12,9 +12,24 @@ compiler the output. mycel does the same with its own kernels, found by name:
 - a kernel MindSpore has without a public class, composed here (``KERNELS``): ``Rolling``
   and ``Shift`` (mycel.ops.function.window_func).
 
-A name with neither is a TypeError when called. mycel infers shapes and dtypes from the
-kernel itself: the class's infer methods are kept but not called. In GRAPH mode the call is
-parsed like any primitive with its own ``__call__``, so the kernel joins the graph.
+A name with neither is a TypeError when called, in both modes. mycel infers shapes and
+dtypes from the kernel itself: the class's infer methods are kept but not called. In GRAPH
+mode the call is parsed like any primitive with its own ``__call__``, so the kernel joins the
+graph.
+
+A class that defines its own ``__call__`` (a Python implementation: numpy, host code) and an
+inference (``__infer__``, or ``infer_shape`` and ``infer_dtype``) runs that ``__call__``. In
+PYNATIVE mode it is an ordinary call. In GRAPH mode it is a host callback, as MindSpore runs
+a Python primitive on CPU: the compiler types the call by the inference, asked with
+MindSpore's arguments (shapes and dtypes for ``infer_shape``/``infer_dtype``; ``{'shape',
+'dtype', 'value'}`` dicts for ``__infer__``, 'value' a tensor or number known at compile time,
+else None; a dimension known only at run time is -1), and the step calls ``__call__`` in the
+interpreter with the tensors' values each time it reaches it; a result whose shape or dtype
+differs from the inference is a TypeError naming the class. No gradient flows through such a
+call unless the class defines ``bprop(self, *inputs, out, dout)``, MindSpore's custom backward:
+then PYNATIVE records the call with that backward (as a Cell with bprop) and GRAPH mode calls it
+through CustomVjp (frontend/py_host.cc). The class gets the marker ``__mycel_host_infer__`` (read by frontend/py_host.cc and
+compiler/specialize_host.cc) when it is defined.
 """
 import functools
 import inspect
@@ -41,10 +56,142 @@ KERNELS = {
 }
 
 
+# (a string, not read from KERNELS: graph code raising it formats only constants)
+_KERNEL_NAMES = ", ".join(sorted(KERNELS))
+
+
 def _no_kernel(name, *args):
     raise TypeError(f"For '{name}', mycel has no kernel of that name: a PrimitiveWithInfer "
-                    "runs the op-table op (or the composed kernel: "
-                    f"{', '.join(sorted(KERNELS))}) its class name names.")
+                    f"runs the op-table op (or the composed kernel: {_KERNEL_NAMES}) its class "
+                    "name names, or its own __call__ when the class defines one with "
+                    "infer_shape/infer_dtype or __infer__.")
+
+
+def _own(cls, name):
+    """Whether a user class (not this module's bases) defines attribute `name`."""
+    return any(name in k.__dict__ for k in cls.__mro__
+               if k.__module__ != __name__ and k not in (Primitive, object))
+
+
+def _as_shape(s):
+    return tuple(int(d) for d in s)
+
+
+def _infer_outputs(prim, descs):
+    """(is_tuple, ((shape, dtype), ...)): the class's inference of a call with arguments
+    `descs` (("tensor", shape, dtype, value or None) or ("value", v)), in MindSpore's
+    conventions."""
+    who = type(prim).__name__
+    shapes, dtypes, values = [], [], []
+    for d in descs:
+        if d[0] == "tensor":
+            shapes.append(list(d[1]))
+            dtypes.append(d[2])
+            values.append(d[3] if len(d) > 3 else None)
+        else:
+            v = d[1]
+            shapes.append([])
+            dtypes.append(_C.int64 if isinstance(v, int) else _C.float32)
+            values.append(v)
+    if _own(type(prim), "__infer__"):
+        out = prim.__infer__(*[{"shape": s, "dtype": t, "value": v}
+                               for s, t, v in zip(shapes, dtypes, values)])
+        shape, dtype = out["shape"], out["dtype"]
+    else:
+        shape, dtype = prim.infer_shape(*shapes), prim.infer_dtype(*dtypes)
+    many = isinstance(dtype, (tuple, list))
+    if many:
+        if len(shape) != len(dtype):
+            raise TypeError(f"For '{who}', infer_shape gave {len(shape)} shapes but "
+                            f"infer_dtype {len(dtype)} dtypes.")
+        pairs = tuple((_as_shape(s), t) for s, t in zip(shape, dtype))
+    else:
+        pairs = ((_as_shape(shape), dtype),)
+    for _, t in pairs:
+        if not isinstance(t, _C.DType):
+            raise TypeError(f"For '{who}', the inferred dtype must be a mycel dtype, but got "
+                            f"{t!r}.")
+    return many, pairs
+
+
+class _HostCall:
+    """The host call of a primitive with a bprop (graph code calls it inside the primitive's
+    CustomVjp: _host_forward), typed by the primitive's inference like the primitive itself."""
+
+    def __init__(self, prim):
+        self.prim = prim
+
+    def __repr__(self):
+        return f"HostCall[{type(self.prim).__name__}]"
+
+
+def _unwrap(p):
+    return p.prim if isinstance(p, _HostCall) else p
+
+
+def _host_infer(prim, *descs):
+    return _infer_outputs(_unwrap(prim), descs)
+
+
+def _host_forward(self, *args):
+    """The forward of a host-callback primitive with a bprop, as graph code (frontend/
+    py_host.cc makes its call CustomVjp(this, bprop))."""
+    return self._mycel_host_call(*args)
+
+
+def _bprop_call(self, *args):
+    """__call__ of a host-callback primitive with its own bprop(self, *inputs, out, dout): in a
+    PYNATIVE grad the forward runs unrecorded and the recording gets one call whose gradient is
+    bprop (as a Cell with bprop, nn/cell.py); otherwise the class's own __call__."""
+    user_call = type(self)._mycel_user_call
+    if not _C._recording():
+        return user_call(self, *args)
+    pos = [i for i, a in enumerate(args) if isinstance(a, _C.Tensor)]
+    name = type(self).__name__
+
+    def rule(*gargs):
+        tensors, out, dout = gargs[:-2], gargs[-2], gargs[-1]
+        full = list(args)
+        for i, t in zip(pos, tensors):
+            full[i] = t
+        grads = self.bprop(*full, out, dout)
+        if not isinstance(grads, (tuple, list)) or len(grads) < len(args):
+            raise TypeError(f"the bprop of Primitive '{name}' must return a tuple of "
+                            f"{len(args)} gradients (one per input, first).")
+        return tuple(grads[i] for i in pos)
+
+    return _C._call_custom_bprop(lambda: user_call(self, *args), rule, [args[i] for i in pos])
+
+
+def _host_run(prim, *args):
+    """Runs the primitive's own __call__ in the interpreter (a GRAPH-mode host callback) and
+    checks its result against the inference of the same call."""
+    prim = _unwrap(prim)
+    who = type(prim).__name__
+    out = type(prim)._mycel_user_call(prim, *args)
+    descs = [("tensor", tuple(a.shape), a.dtype, a) if isinstance(a, _C.Tensor)
+             else ("value", a) for a in args]
+    many, pairs = _infer_outputs(prim, descs)
+    outs = tuple(out) if many and isinstance(out, (tuple, list)) else (out,)
+    if len(outs) != len(pairs):
+        raise TypeError(f"For '{who}', __call__ returned {len(outs)} outputs but the inference "
+                        f"gives {len(pairs)}.")
+    for i, (o, (shape, dtype)) in enumerate(zip(outs, pairs)):
+        ok = isinstance(o, _C.Tensor) and o.dtype == dtype and len(o.shape) == len(shape) and \
+            all(w < 0 or w == g for w, g in zip(shape, o.shape))
+        if not ok:
+            got = (f"a Tensor of shape {tuple(o.shape)} and dtype {o.dtype}"
+                   if isinstance(o, _C.Tensor) else type(o).__name__)
+            raise TypeError(f"For '{who}', output {i} of __call__ must be a Tensor of shape "
+                            f"{shape} and dtype {dtype} (its inference), but got {got}.")
+    return tuple(outs) if many else outs[0]
+
+
+# graph code calls them at compile time / run time as host functions (not parsed)
+_host_infer.__mycel_constexpr__ = True
+_host_run.__mycel_constexpr__ = True
+_HostCall.__mycel_host_infer__ = staticmethod(_host_infer)
+_HostCall._mycel_host_run = staticmethod(_host_run)
 
 
 def _bind(name, attrs):
@@ -70,6 +217,24 @@ class PrimitiveWithInfer(Primitive):
     with tensors. The class name picks the kernel (module docstring); ``infer_shape``,
     ``infer_dtype`` and ``__infer__`` may be defined but mycel infers from the kernel."""
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # A Python implementation with an inference: a host callback in GRAPH mode.
+        if _own(cls, "__call__") and (_own(cls, "__infer__") or (
+                _own(cls, "infer_shape") and _own(cls, "infer_dtype"))):
+            cls.__mycel_host_infer__ = staticmethod(_host_infer)
+            cls._mycel_host_run = staticmethod(_host_run)
+            own = cls.__dict__.get("__call__")
+            cls._mycel_user_call = own if own is not None and own is not _bprop_call else \
+                getattr(cls, "_mycel_user_call", cls.__call__)
+            cls._mycel_host_forward = _host_forward
+            if _own(cls, "bprop"):  # its gradient (PYNATIVE here, GRAPH via CustomVjp)
+                cls.__call__ = _bprop_call
+
+    @property
+    def _mycel_host_call(self):
+        return _HostCall(self)
+
     def __init__(self, name):  # noqa: D107 (no op-table handle: bound on first call)
         self.name = name
         self._prim_attrs = {}
@@ -78,8 +243,10 @@ class PrimitiveWithInfer(Primitive):
         self._bound = None
 
     def add_prim_attr(self, name, value):
-        """Sets attribute `name` (the kernel is bound again on the next call)."""
+        """Sets attribute `name`, also readable as ``self.<name>`` as in MindSpore (the kernel
+        is bound again on the next call)."""
         self._prim_attrs[name] = value
+        self.__dict__[name] = value
         self._bound = None
         return self
 

@@ -9,7 +9,7 @@ validated attributes.
 import functools
 
 from mycel import _mycel as _C
-from mycel.ops import _caller
+from mycel.ops import _caller, _input_names
 
 _SCHEMA = {op["name"]: op for op in _C.op_schema()}
 
@@ -17,6 +17,26 @@ _SCHEMA = {op["name"]: op for op in _C.op_schema()}
 def op_schema(name):
     """The table entry of op `name`: inputs, outputs, attributes (with kinds and defaults)."""
     return _SCHEMA[name]
+
+
+# MindSpore's positional order of __init__ where it differs from the table's attribute order
+# (P.AvgPool(2, 2, "same", "NHWC")). "pad_list" is MindSpore's explicit padding of the
+# convolution backprops, which mycel derives from pad_mode/pad: accepted when None or all
+# zero, and a ValueError otherwise (it is no attribute of the op).
+_POOL_ORDER = ("kernel_size", "strides", "pad_mode", "data_format")
+_CONV_BACKPROP_ORDER = ("out_channel", "kernel_size", "pad_mode", "pad", "pad_list", "mode",
+                        "stride", "dilation", "group", "data_format")
+_INIT_ORDER = {"AvgPool": _POOL_ORDER, "MaxPool": _POOL_ORDER, "AvgPoolGrad": _POOL_ORDER,
+               "MaxPoolGrad": _POOL_ORDER, "MaxPoolGradGrad": _POOL_ORDER,
+               "Conv2DBackpropInput": _CONV_BACKPROP_ORDER,
+               "Conv2DBackpropFilter": _CONV_BACKPROP_ORDER}
+
+
+def _drop_pad_list(op, attrs):
+    v = attrs.pop("pad_list", None)
+    if v is not None and any(int(p) != 0 for p in (v if isinstance(v, (tuple, list)) else (v,))):
+        raise ValueError(f"For '{op}', 'pad_list' {v!r} is not supported: mycel derives the "
+                         "padding from 'pad_mode' and 'pad' (give pad_mode='pad' and pad).")
 
 
 class Primitive:
@@ -29,20 +49,26 @@ class Primitive:
             raise TypeError(f"For 'Primitive', {type(self).__name__} names no op of the op "
                             f"table (_op is {self._op!r}); use a primitive such as P.Add.")
         schema = _SCHEMA[self._op]
-        init = [a for a in schema["attrs"] if not a["call"]]
+        init = _INIT_ORDER.get(self._op) or [a["name"] for a in schema["attrs"] if not a["call"]]
         if len(args) > len(init):
             raise TypeError(f"For '{self._op}', __init__ takes at most {len(init)} positional "
-                            f"arguments ({', '.join(a['name'] for a in init)}), "
-                            f"but {len(args)} were given.")
-        attrs = {a["name"]: v for a, v in zip(init, args)}
+                            f"arguments ({', '.join(init)}), but {len(args)} were given.")
+        attrs = dict(zip(init, args))
         for k, v in kwargs.items():
             if k in attrs:
                 raise TypeError(f"For '{self._op}', got multiple values for '{k}'.")
             attrs[k] = v
+        if "pad_list" in init:
+            _drop_pad_list(self._op, attrs)
         self.name = self._op
         self._handle = _C.OpHandle(self._op, attrs)
 
     def __call__(self, *args, **kwargs):
+        if kwargs:  # inputs by MindSpore's names (ops/_input_names.py)
+            schema = _SCHEMA[self._op]
+            args, kwargs = _input_names.bind(
+                self._op, schema["num_inputs"], [a["name"] for a in schema["attrs"] if a["call"]],
+                args, kwargs)
         return self._handle(*args, **kwargs)
 
     def shard(self, in_strategy=None, out_strategy=None):
@@ -126,8 +152,11 @@ class Primitive:
 def make_primitive_class(name, doc=None):
     """A Primitive subclass for the op `name` of the table."""
     schema = _SCHEMA[name]
-    init = ", ".join(f"{a['name']}" + ("" if a["required"] else f"={a['default']!r}")
-                     for a in schema["attrs"] if not a["call"])
+    defaults = {a["name"]: a for a in schema["attrs"]}
+    init = ", ".join(f"{n}" + ("=None" if n not in defaults else "" if defaults[n]["required"]
+                               else f"={defaults[n]['default']!r}")
+                     for n in _INIT_ORDER.get(name) or
+                     [a["name"] for a in schema["attrs"] if not a["call"]])
     call = ", ".join([f"x{i}" for i in range(max(schema["num_inputs"], 0))] or ["inputs"]) + \
         "".join(f", {a['name']}" for a in schema["attrs"] if a["call"])
     text = doc or f"The {name} primitive: {name}({init})({call})."

@@ -15,6 +15,7 @@ from mycel.nn.layer import _check
 from mycel.ops.function._util import prim
 from mycel.ops.function.unary_func import softsign
 from mycel.ops.function.nn_func import threshold as _threshold
+from mycel.ops.function.nn_func import _softmax_over_axes as _softmax_axes
 from mycel.ops.function.compat_func import mish, elu, hardsigmoid, hardswish
 from mycel.ops.primitive import constexpr
 
@@ -72,20 +73,26 @@ class GELU(Cell):
 
 
 class Softmax(Cell):
-    """exp(x) / sum(exp(x)) along `axis` (an int or a tuple of one int; default -1)."""
+    """exp(x) / sum(exp(x)) along `axis` (an int or a tuple of ints; default -1). Over several
+    axes the normalisation runs over all their elements together (the Softmax op for one
+    axis, a composition over ReduceMax/ReduceSum for more)."""
 
     def __init__(self, axis=-1):
         super().__init__()
         if isinstance(axis, (tuple, list)) and len(axis) == 1:
             axis = axis[0]
-        if isinstance(axis, bool) or not isinstance(axis, int):
-            raise TypeError(f"For 'Softmax', axis must be an int or a tuple of one int (the "
-                            f"Softmax op normalises over one axis), but got {axis!r}.")
+        axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+        if not axes or any(isinstance(a, bool) or not isinstance(a, int) for a in axes):
+            raise TypeError(f"For 'Softmax', axis must be an int or a non-empty tuple of ints, "
+                            f"but got {axis!r}.")
         self.axis = axis
-        self.softmax = prim("Softmax", axis=(axis,))
+        self._axes = axes if len(axes) > 1 else None
+        self.softmax = prim("Softmax", axis=axes[:1])
 
     def construct(self, input):  # noqa: A002
-        return self.softmax(input)
+        if self._axes is None:
+            return self.softmax(input)
+        return _softmax_axes(input, self._axes, "Softmax")
 
 
 class LogSoftmax(Cell):

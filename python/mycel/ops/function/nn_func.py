@@ -78,11 +78,40 @@ def softplus(input, beta=1, threshold=20):  # noqa: A002
 
 
 def softmax(input, axis=-1):  # noqa: A002
-    """exp(input) / sum(exp(input)) along axis."""
+    """exp(input) / sum(exp(input)) along axis (an int or a tuple of ints: over several axes
+    together, the normalisation runs over all their elements)."""
     if not isinstance(axis, (int, tuple, list)):  # (tuple() of it named no op)
         raise TypeError(f"For 'softmax', axis must be an int or a tuple of ints, but got "
                         f"{type(axis).__name__}.")
+    if isinstance(axis, (tuple, list)) and len(axis) > 1:
+        return _softmax_over_axes(input, tuple(axis), "softmax")
     return prim("Softmax", axis=(axis,) if isinstance(axis, int) else tuple(axis))(input)
+
+
+@constexpr
+def _softmax_axes(op, rank, axes):
+    """The axes normalised to [0, rank); a TypeError/ValueError naming op otherwise."""
+    out = []
+    for a in axes:
+        if isinstance(a, bool) or not isinstance(a, int):
+            raise TypeError(f"For '{op}', axis must be an int or a tuple of ints, but got "
+                            f"{axes!r}.")
+        if not -rank <= a < max(rank, 1):
+            raise ValueError(f"For '{op}', axis {a} is out of range for an input of rank "
+                             f"{rank}.")
+        out.append(a % max(rank, 1))
+    if len(set(out)) != len(out):
+        raise ValueError(f"For '{op}', the axes {axes!r} repeat an axis.")
+    return tuple(out)
+
+
+def _softmax_over_axes(x, axes, op="Softmax"):
+    """Softmax over several axes together: exp(x - max) / sum(exp(x - max)), the max and sum
+    over all the axes' elements (MindSpore's Softmax with a tuple axis)."""
+    x = as_tensor(x)
+    axes = _softmax_axes(op, len(x.shape), axes)
+    y = prim("Exp")(prim("Sub")(x, stop_gradient(prim("ReduceMax", keep_dims=True)(x, axes))))
+    return prim("Div")(y, prim("ReduceSum", keep_dims=True)(y, axes))
 
 
 def log_softmax(logits, axis=-1):

@@ -141,12 +141,23 @@ def _divide(a, b):
     return prim("Cast")(q, a.dtype)
 
 
+@constexpr
+def _check_nd_indices_rank(op, idx_shape):
+    """MindSpore's rule for the ScatterNd<Op> updates: indices of rank at least 2 (a list of
+    index tuples; a single tuple is indices[None]). (ops.scatter_<op>, over the first axis,
+    takes indices of any rank.)"""
+    if len(idx_shape) < 2:
+        raise ValueError(f"For '{op}', the rank of indices must be at least 2, but got indices "
+                         f"of shape {tuple(idx_shape)}.")
+
+
 def _in_place(combine, use_locking_default, doc):
     """The public function ops.scatter_nd_<combine> (``use_locking`` is accepted for
     MindSpore's signature: mycel applies the updates of one call in order)."""
     name = "scatter_nd_" + combine
 
     def fn(input_x, indices, updates, use_locking=use_locking_default):
+        _check_nd_indices_rank(name, as_tensor(indices).shape)
         return _scatter(name, combine, input_x, indices, updates)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc + " In place; returns input_x."

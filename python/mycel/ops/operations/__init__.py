@@ -337,3 +337,13 @@ __all__ += ["ListDiff"]
 # PadV3 (composed in _grad_ops.py beside PadV3Grad; MindSpore's nn_ops holds it too)
 from mycel.ops.operations._grad_ops import PadV3  # noqa: E402,F401
 __all__ += ["PadV3"]
+# MindSpore's pooling / resizing / normalisation classes of its ops test table
+# (pool_compat_ops.py; the gradients are _grad_ops names)
+from mycel.ops.operations.pool_compat_ops import (MaxPoolV1, AvgPoolV1,  # noqa: E402,F401
+                                                  AdaptiveMaxPool3D,
+                                                  FractionalMaxPoolWithFixedKsize,
+                                                  InstanceNormV2,
+                                                  SparseSoftmaxCrossEntropyWithLogitsV2,
+                                                  ResizeNearestNeighborV2)
+__all__ += ["MaxPoolV1", "AvgPoolV1", "AdaptiveMaxPool3D", "FractionalMaxPoolWithFixedKsize",
+            "InstanceNormV2", "SparseSoftmaxCrossEntropyWithLogitsV2", "ResizeNearestNeighborV2"]

@@ -442,3 +442,19 @@ __all__ += ["ReluGrad", "SoftplusGrad", "EluGrad", "AsinGrad", "ACosGrad", "Atan
 from mycel.ops.operations._grad_ext_ops import *  # noqa: F401,F403,E402
 from mycel.ops.operations import _grad_ext_ops as _gx  # noqa: E402
 __all__ += _gx.__all__
+# ---- pooling, resizing and normalisation gradients (pool_compat_ops.py) ----------------------
+from mycel.ops.operations.pool_compat_ops import (MaxPoolGradV1, AvgPoolGradV1,  # noqa: E402
+                                                  FractionalMaxPoolGradWithFixedKsize,
+                                                  FractionalMaxPool3DGradWithFixedKsize,
+                                                  InstanceNormV2Grad, UpsampleNearest3DGrad,
+                                                  UpsampleTrilinear3DGrad, ResizeBicubicGrad,
+                                                  ResizeNearestNeighborV2Grad,
+                                                  ResizeNearestNeighborGrad)
+__all__ += ["MaxPoolGradV1", "AvgPoolGradV1", "FractionalMaxPoolGradWithFixedKsize",
+            "FractionalMaxPool3DGradWithFixedKsize", "InstanceNormV2Grad",
+            "UpsampleNearest3DGrad", "UpsampleTrilinear3DGrad", "ResizeBicubicGrad",
+            "ResizeNearestNeighborV2Grad", "ResizeNearestNeighborGrad"]
+# MaxPoolGradGrad: the op-table primitive (x, out, grad) -> the gradient of MaxPoolGrad in grad
+from mycel.ops.primitive import make_primitive_class as _mpc  # noqa: E402
+MaxPoolGradGrad = _mpc("MaxPoolGradGrad")
+__all__ += ["MaxPoolGradGrad"]

@@ -54,3 +54,6 @@ __all__ += _BREADTH
 from mycel.ops.operations.composed_linalg_ext_ops import (ScatterAddWithAxis,  # noqa: E402
                                                           ConcatOffsetV1)
 __all__ += ["ScatterAddWithAxis", "ConcatOffsetV1"]
+# ResizeNearestNeighborV2 (pool_compat_ops.py; MindSpore's array_ops holds it)
+from mycel.ops.operations.pool_compat_ops import ResizeNearestNeighborV2  # noqa: E402
+__all__ += ["ResizeNearestNeighborV2"]

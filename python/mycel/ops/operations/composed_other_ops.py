@@ -20,13 +20,19 @@ _export = _exporter(__all__, globals())
 
 @_export
 class Partial(_Composed):
-    """Partial()(func, *args): func with its first arguments bound."""
+    """Partial()(func, *args, **kwargs): func with its first arguments (and keyword
+    arguments, MindSpore 2.x) bound; keywords of the later call add to them."""
 
     def __init__(self):
         super().__init__()
 
-    def __call__(self, func, *args):
-        return functools.partial(func, *args)
+    def __call__(self, func, *args, **kwargs):
+        if not kwargs:
+            return functools.partial(func, *args)
+
+        def bound(*rest, **more):
+            return func(*args, *rest, **kwargs, **more)
+        return bound
 
 
 @_export

@@ -7,15 +7,22 @@ from mycel.ops.operations.composed_ops import _Composed
 
 
 class Conv3D(_Composed):
-    """Conv3D(out_channel, kernel_size, mode=1, stride=1, pad_mode="valid", pad=0, dilation=1,
+    """Conv3D(out_channel, kernel_size, mode=1, pad_mode="valid", pad=0, stride=1, dilation=1,
     group=1, data_format="NCDHW")(x, weight, bias=None): the 3-D convolution of x
     [N, C, D, H, W] with weight [out_channel, C / group, kd, kh, kw] (float16/32), plus bias
     [out_channel] when given. pad_mode 'valid', 'same' or 'pad' (pad: an int or (head, tail,
-    top, bottom, left, right))."""
+    top, bottom, left, right)). The positional order is MindSpore 2.x's; MindSpore 1.x's
+    (mode, stride, pad_mode, pad, ...) is recognised by its 4th argument being a stride (an int
+    or a tuple) rather than a pad_mode string."""
 
-    def __init__(self, out_channel, kernel_size, mode=1, stride=1, pad_mode="valid", pad=0,
+    def __init__(self, out_channel, kernel_size, mode=1, pad_mode="valid", pad=0, stride=1,
                  dilation=1, group=1, data_format="NCDHW"):
         op = "Conv3D"
+        if not isinstance(pad_mode, str):  # MindSpore 1.x's order: (..., mode, stride, ...)
+            if isinstance(pad, str):  # (... stride, pad_mode, pad ...) given by position
+                stride, pad_mode, pad = pad_mode, pad, stride
+            else:
+                stride, pad_mode = pad_mode, "valid"
         self.out_channel = _check_int(op, "out_channel", out_channel)
         self.kernel_size = _three_ints(kernel_size, "kernel_size", op)
         if mode != 1:

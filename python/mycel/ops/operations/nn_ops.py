@@ -66,3 +66,11 @@ globals().update((_n, getattr(_P, _n)) for _n in ["DepthwiseConv2dNative"])
 # NuclearNorm (composed_linalg_ext_ops.py), which MindSpore defines in nn_ops
 from mycel.ops.operations.composed_linalg_ext_ops import NuclearNorm  # noqa: E402
 __all__ += ["NuclearNorm"]
+# Pooling and normalisation classes of MindSpore's nn_ops composed in pool_compat_ops.py.
+from mycel.ops.operations.pool_compat_ops import (MaxPoolV1, AvgPoolV1,  # noqa: E402
+                                                  AdaptiveMaxPool3D,
+                                                  FractionalMaxPoolWithFixedKsize,
+                                                  InstanceNormV2,
+                                                  SparseSoftmaxCrossEntropyWithLogitsV2)
+__all__ += ["MaxPoolV1", "AvgPoolV1", "AdaptiveMaxPool3D", "FractionalMaxPoolWithFixedKsize",
+            "InstanceNormV2", "SparseSoftmaxCrossEntropyWithLogitsV2"]
