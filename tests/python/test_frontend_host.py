@@ -437,8 +437,8 @@ def test_parameter_set_data():
     p.set_data(same)
     same[0] = -1.0  # shared with the new data
     assert p.asnumpy()[0] == -1.0
-    with pytest.raises(ValueError, match="shape of the new data \\(3,\\) must equal"):
-        p.set_data(ms.Tensor(np.zeros((3,), np.float32)))
+    p.set_data(ms.Tensor(np.zeros((3,), np.float32)))  # a new shape (MindSpore allows it)
+    assert p.shape == (3,) and p.dtype == ms.float32
 
 
 def test_parameter_clone_and_pickle():

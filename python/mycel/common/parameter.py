@@ -102,22 +102,25 @@ class Parameter(Tensor):
         return self
 
     def set_data(self, data, slice_shape=False):
-        """Replaces the data (shared with `data`, cast to this parameter's dtype). The shape
-        must stay the same (MindSpore: a parameter's shape cannot change once set), unless
-        `slice_shape` says the data is this rank's slice (semi-automatic parallelism).
-        Returns self."""
+        """Replaces the data (shared with `data`; cast to this parameter's dtype when it has
+        another). As in MindSpore the shape may change: a graph that read the parameter is
+        compiled again for the new shape on its next call (GRAPH mode, @jit), whatever
+        `slice_shape` (MindSpore's flag for a rank's slice under semi-automatic parallelism)
+        says. `data` is a Tensor, an int or a float (a TypeError for anything else, and for a
+        Python float set into an integer parameter). Returns self."""
+        if isinstance(data, (bool, np.bool_)) or not isinstance(data, (Tensor, int, float)):
+            raise TypeError(f"For 'Parameter.set_data', the data must be a Tensor, an int or a "
+                            f"float, but got {type(data).__name__} (name={self.name}).")
         if not isinstance(data, Tensor):
             if isinstance(data, float) and not self.dtype.is_floating_point:
                 raise TypeError(f"For 'Parameter.set_data', a float cannot be set into the "
-                                f"{self.dtype} parameter '{self.name}'.")
+                                f"{self.dtype} parameter '{self.name}' (Use .set_dtype(xxx) "
+                                f"to change the dtype).")
             data = Tensor(data, self.dtype)
-        if not slice_shape and tuple(data.shape) != tuple(self.shape):
-            raise ValueError(f"For 'Parameter.set_data', the shape of the new data "
-                             f"{tuple(data.shape)} must equal the parameter's "
-                             f"{tuple(self.shape)} (name={self.name}).")
         if data.dtype != self.dtype:
             data = data.astype(self.dtype)
         _C._tensor_assign(self, data)
+        self.sliced = bool(slice_shape)
         return self
 
     def clone(self, init="same"):

@@ -31,6 +31,12 @@ class GraphCell(Cell):
             if name not in self._params:
                 raise ValueError(f"For 'GraphCell', params_init names '{name}', which is not a "
                                  f"weight of the graph (it has {list(self._params)}).")
+            want = tuple(self._params[name].shape)
+            if not isinstance(value, Tensor) or tuple(value.shape) != want:
+                got = tuple(value.shape) if isinstance(value, Tensor) else type(value).__name__
+                raise ValueError(f"For 'GraphCell', params_init['{name}'] must be a Tensor of "
+                                 f"the weight's shape {want} (the graph was exported with it), "
+                                 f"but got {got}.")
             self._params[name].set_data(value)
         object.__setattr__(self, "_weights", tuple(self._params.values()))
 
