@@ -152,7 +152,8 @@ class ParameterTuple(tuple):
     """ParameterTuple(iterable): a tuple of Parameters with distinct names (MindSpore's): what
     ``grad(..., weights=...)`` and optimizers take, and what a Cell may hold as an attribute
     (a constant tuple of weights in GRAPH mode). A TypeError for an item that is not a
-    Parameter, a ValueError for a name that appears twice."""
+    Parameter, a ValueError for a name that two different Parameters share (one Parameter may
+    appear more than once, as in MindSpore)."""
 
     # Graph code sees a ParameterTuple as the plain tuple of its Parameters
     # (frontend/py_value.cc).
@@ -160,15 +161,14 @@ class ParameterTuple(tuple):
 
     def __new__(cls, iterable):
         items = tuple(iterable)
-        names = set()
+        names = {}
         for x in items:
             if not isinstance(x, Parameter):
                 raise TypeError(f"For 'ParameterTuple', each element must be a Parameter, but "
                                 f"got {type(x).__name__}.")
-            if x.name in names:
+            if names.setdefault(x.name, x) is not x:
                 raise ValueError(f"For 'ParameterTuple', the name '{x.name}' appears twice; "
                                  "set a unique name for each Parameter.")
-            names.add(x.name)
         return tuple.__new__(cls, items)
 
     def clone(self, prefix, init="same"):

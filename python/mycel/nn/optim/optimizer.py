@@ -154,8 +154,13 @@ class Optimizer(Cell):
         self._lr_names = tuple(f"learning_rate_group_{gi}" if own[gi] else "learning_rate"
                                for gi in range(len(groups)))
         lr_static, lr_is_schedule, made, steps_len = [], [], {}, set()
-        for attr, lr in zip(self._lr_names, self.group_lr):
-            static, steps, sched = _lr_values(name, lr)
+        values = [_lr_values(name, lr) for lr in self.group_lr]
+        # A fixed group rate beside a per-step list is held as that list's length of copies
+        # (MindSpore's rule: every group's rate then reads the step counter).
+        n_steps = next((len(v[1]) for v in values if v[1] is not None), None)
+        for attr, (static, steps, sched) in zip(self._lr_names, values):
+            if static is not None and n_steps is not None:
+                static, steps = None, np.full(n_steps, static, np.float32)
             if steps is not None:
                 steps_len.add(len(steps))
                 if len(steps_len) > 1:  # MindSpore's rule: one length for all groups
@@ -176,8 +181,30 @@ class Optimizer(Cell):
         self.global_step = Parameter(Tensor(np.array([0], np.int32)), "global_step",
                                      requires_grad=False)
         self._group_of = group_of
+        if self.is_group_lr:
+            self._set_lr_view(made.get("learning_rate"))
         self._decay = tuple(self.group_weight_decay[g] for g in self._group_of)
         self._init_decay(name)
+
+    def _set_lr_view(self, shared):
+        """MindSpore's ``learning_rate`` with per-group rates: one entry per parameter, in the
+        order of ``parameters``: a ParameterTuple of the groups' rate Parameters when every
+        rate is fixed, else a tuple of the rates as MindSpore builds them (a per-step list as
+        a cell whose ``learning_rate`` Parameter holds the values, a schedule as itself). A
+        view, not registered: the optimizer's own rate (`shared`, that of the groups without
+        'lr') stays registered as "learning_rate" and is read as ``_learning_rate_shared``."""
+        if shared is not None:
+            object.__setattr__(self, "_learning_rate_shared", shared)
+            self._lr_names = tuple("_learning_rate_shared" if n == "learning_rate" else n
+                                   for n in self._lr_names)
+        sources = [getattr(self, n) for n in self._lr_names]
+        if not self.dynamic_lr:
+            view = ParameterTuple(sources[g] for g in self._group_of)
+        else:
+            per_group = [src if self._lr_is_schedule[gi] else _IteratorLearningRate(src)
+                         for gi, src in enumerate(sources)]
+            view = tuple(per_group[g] for g in self._group_of)
+        object.__setattr__(self, "learning_rate", view)
 
     def _init_decay(self, name):
         """The weight-decay views (MindSpore's): ``weight_decay`` (one float or Cell without
@@ -393,6 +420,20 @@ class Optimizer(Cell):
             out = out + (g * (1.0 / self.loss_scale),)
         return out
 
+
+
+class _IteratorLearningRate(Cell):
+    """A per-step learning rate (MindSpore's ``_IteratorLearningRate``): ``learning_rate`` is
+    the Parameter of the values; called with the step counter it gives that step's value (the
+    last one after the end)."""
+
+    def __init__(self, values):
+        super().__init__(auto_prefix=False)
+        object.__setattr__(self, "learning_rate", values)  # the optimizer's Parameter
+
+    def construct(self, global_step):
+        step = prim("Minimum")(global_step.reshape(()), self.learning_rate.shape[0] - 1)
+        return prim("Gather", axis=0)(self.learning_rate, step)
 
 
 def check_grad_count(name, gradients, want):
