@@ -266,7 +266,10 @@ class ModelCheckpoint(Callback):
     ``latest_ckpt_file_name`` is the last file written. `prefix` and `directory` may be
     functions of the run's parameters (cb_params): a prefix function names the whole file
     (``<prefix(cb_params)>.ckpt``), a directory function the folder of each save. The
-    MindSpore 1.x hook names (begin, step_end, end) run the same hooks."""
+    MindSpore 1.x hook names (begin, step_end, end) run the same hooks. At its first step end
+    it also writes ``directory/prefix-graph.meta``, the training network's compiled graph
+    (serialization._save_graph's text; as MindSpore, only when the network has one, i.e. it
+    ran in GRAPH mode)."""
 
     def __init__(self, prefix="CKP", directory=None, config=None):
         if not callable(prefix) and (not isinstance(prefix, str) or not prefix or
@@ -284,6 +287,7 @@ class ModelCheckpoint(Callback):
         self._manager = _CheckpointManager()
         self._last_time = time.time()
         self._last_step = 0
+        self._graph_saved = False
         self.latest_ckpt_file_name = None
 
     def begin(self, run_context):
@@ -305,6 +309,8 @@ class ModelCheckpoint(Callback):
     def on_train_step_end(self, run_context):
         p = run_context.original_args()
         c = self._config
+        if not self._graph_saved:
+            self._save_graph(p)
         if c.save_checkpoint_steps and p.cur_step_num % c.save_checkpoint_steps == 0:
             self._save(p)
         elif c.save_checkpoint_seconds and \
@@ -315,6 +321,19 @@ class ModelCheckpoint(Callback):
         p = run_context.original_args()
         if self._last_step != p.cur_step_num:
             self._save(p)
+
+    def _save_graph(self, p):
+        """The network's compiled graph to prefix-graph.meta, once (nothing without one)."""
+        from mycel.train.serialization import _save_graph
+        self._graph_saved = True
+        net = p.train_network
+        graph = getattr(net, "__dict__", {}).get("_mycel_graph")
+        if graph is None or not graph._graph.last_graph_text():
+            return
+        prefix = self._prefix(p) if callable(self._prefix) else self._prefix
+        folder = self._folder(p)
+        os.makedirs(folder, exist_ok=True)
+        _save_graph(net, os.path.join(folder, f"{prefix}-graph.meta"))
 
     def _save(self, p):
         from mycel.train.serialization import save_checkpoint
