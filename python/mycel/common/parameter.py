@@ -12,6 +12,7 @@ tuple of them with distinct names.
 import numpy as np
 
 from mycel import _mycel as _C
+from mycel.common import _flatten
 
 Tensor = _C.Tensor
 
@@ -119,6 +120,7 @@ class Parameter(Tensor):
             data = Tensor(data, self.dtype)
         if data.dtype != self.dtype:
             data = data.astype(self.dtype)
+        _flatten._forget(self)  # no longer a view of a flattened chunk
         _C._tensor_assign(self, data)
         self.sliced = bool(slice_shape)
         return self

@@ -18,6 +18,7 @@ the same casts where a cell is called and where construct reads a Parameter of a
 from collections import OrderedDict
 
 from mycel import _mycel as _C
+from mycel.common import _flatten
 from mycel.common.parameter import Parameter, PARAMETER_NAME_DEFAULT
 from mycel.parallel.context import _context as _parallel_context
 
@@ -651,6 +652,14 @@ class Cell:
     def trainable_params(self, recurse=True):
         """The parameters with requires_grad, in order (what an optimizer updates)."""
         return [p for p in self.get_parameters(expand=recurse) if p.requires_grad]
+
+    def flatten_weights(self, fusion_size=0):
+        """Copies the trainable parameters into contiguous chunks, one or more per dtype
+        (``fusion_size`` > 0: chunks of at most that many bytes), each parameter then a view
+        of its chunk (MindSpore's Cell.flatten_weights; common/_flatten.py). An optimizer
+        built afterwards on exactly these parameters exposes the chunks as its
+        ``_parameters``."""
+        _flatten._flatten_tensors(self.trainable_params(), fusion_size)
 
     def untrainable_params(self, recurse=True):
         """The parameters without requires_grad, in order."""

@@ -22,6 +22,7 @@ import numbers
 import numpy as np
 
 from mycel import _mycel as _C
+from mycel.common import _flatten
 from mycel.common.parameter import Parameter, ParameterTuple
 from mycel.nn.cell import Cell
 from mycel.nn.learning_rate_schedule import LearningRateSchedule
@@ -135,6 +136,7 @@ class Optimizer(Cell):
             isinstance(g, dict) and "lr" in g for g in parameters)
         self._params_list = params
         self.parameters = _Parameters(params)  # what it updates, in gradient order
+        self._set_flattened(params)
         # MindSpore's mapping helpers, which subclasses' construct use to update each
         # parameter (map_reverse runs the last parameter first)
         self.map_, self.map_reverse, self.hyper_map = Map(), Map(None, True), HyperMap()
@@ -185,6 +187,42 @@ class Optimizer(Cell):
             self._set_lr_view(made.get("learning_rate"))
         self._decay = tuple(self.group_weight_decay[g] for g in self._group_of)
         self._init_decay(name)
+
+    def _set_flattened(self, params):
+        """MindSpore's view of flattened weights (Tensor._flatten_tensors, common/_flatten.py):
+        without groups, when the parameters are exactly the views of some chunks,
+        ``_use_flattened_params`` is True and ``_parameters`` holds the chunks as Parameters
+        (``_grad_fusion_size`` the chunks' fusion size); otherwise ``_parameters`` is
+        ``parameters``. The update itself runs on the parameters, which share the chunks'
+        memory, so it is the same either way. ``cache_enable`` (one False per entry of
+        ``_parameters``: mycel has no embedding cache) follows MindSpore."""
+        chunks = [] if self.is_group else _flatten._get_flattened_tensors(params)
+        object.__setattr__(self, "_use_flattened_params", bool(chunks))
+        object.__setattr__(self, "_grad_fusion_size",
+                           _flatten._get_fusion_size(chunks) if chunks else 0)
+        # not registered: the chunks' memory is the parameters', which the cell holds
+        object.__setattr__(self, "_parameters", ParameterTuple(
+            Parameter._from_tensor(c, name=f"_chunk_param{i}_{c.dtype}", requires_grad=False)
+            for i, c in enumerate(chunks)) if chunks else self.parameters)
+        object.__setattr__(self, "_chunk_sizes", tuple(
+            tuple(_flatten._entry(p)[3] for p in params if _flatten._entry(p)[1] is c)
+            for c in chunks))
+        self.cache_enable = (False,) * len(self._parameters)
+
+    def flatten_gradients(self, gradients):
+        """The gradients as the flattened chunks (one 1-d tensor per chunk of
+        ``_parameters``, each the concatenation of its parameters' gradients) when the
+        parameters are flattened, else as they are (MindSpore's flatten_gradients)."""
+        if not self._use_flattened_params:
+            return gradients
+        out, k = (), 0
+        for shapes in self._chunk_sizes:
+            parts = ()
+            for _ in shapes:
+                parts = parts + (gradients[k].reshape((-1,)),)
+                k += 1
+            out = out + (prim("Concat", axis=0)(parts),)
+        return out
 
     def _set_lr_view(self, shared):
         """MindSpore's ``learning_rate`` with per-group rates: one entry per parameter, in the
