@@ -138,3 +138,27 @@ def test_set_data_errors():
         np.int32))
     i.set_data(7)
     assert i.shape == () and i.asnumpy() == 7
+
+
+def test_unnamed_parameters_get_unique_generated_names(mode):
+    """MindSpore's rule: an unnamed Parameter is "Parameter#<k>" (unique), which a Cell
+    attribute replaces by the attribute's name; blank names generate one too."""
+    from mycel.common.parameter import _is_parameter_generated
+    a, b = Parameter(Tensor([1.0])), Parameter(Tensor([2.0]), name="  ")
+    assert _is_parameter_generated(a.name) and _is_parameter_generated(b.name)
+    assert a.name != b.name and not _is_parameter_generated("w")
+    assert Parameter(Tensor([1.0]), name=" w ").name == "w"
+    pair = ms.ParameterTuple((a, b))  # distinct names: allowed
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.w = Parameter(Tensor([3.0]))
+            self.pair = pair
+
+        def construct(self):
+            return self.w + self.pair[0] + self.pair[1]
+
+    net = Net()
+    assert net.w.name == "w"
+    np.testing.assert_allclose(net().asnumpy(), [6.0])

@@ -17,6 +17,22 @@ from mycel.common import _flatten
 Tensor = _C.Tensor
 
 PARAMETER_NAME_DEFAULT = "Parameter"
+# An unnamed Parameter gets a unique generated name "Parameter#<k>" (MindSpore's), which a
+# Cell attribute, a ParameterTuple held by a Cell or insert_param_to_cell replaces.
+_GENERATED_PARAMETER_NAME_PREFIX = PARAMETER_NAME_DEFAULT + "#"
+_PARAMETER_NAME_ID = [0]
+
+
+def _generate_parameter_name():
+    """A new "Parameter#<k>" name."""
+    name = _GENERATED_PARAMETER_NAME_PREFIX + str(_PARAMETER_NAME_ID[0])
+    _PARAMETER_NAME_ID[0] += 1
+    return name
+
+
+def _is_parameter_generated(param_name):
+    """Whether `param_name` is a generated name (the Parameter was made without one)."""
+    return isinstance(param_name, str) and param_name.startswith(_GENERATED_PARAMETER_NAME_PREFIX)
 
 
 class Parameter(Tensor):
@@ -68,17 +84,17 @@ class Parameter(Tensor):
 
     @property
     def name(self):
-        """The parameter's name ("Parameter" until a name or a cell attribute sets it)."""
+        """The parameter's name: a generated unique "Parameter#<k>" until a name or a cell
+        attribute sets it (None or a blank name also generates one; names are stripped)."""
         return self._name
 
     @name.setter
     def name(self, value):
-        if value is None:
-            value = PARAMETER_NAME_DEFAULT
-        if not isinstance(value, str):  # a ValueError, as MindSpore raises
+        if value is not None and not isinstance(value, str):  # a ValueError, as MindSpore's
             raise ValueError(f"For 'Parameter', the name must be a str or None, but got "
                              f"{type(value).__name__}.")
-        self._name = value
+        value = None if value is None else value.strip()
+        self._name = value if value else _generate_parameter_name()
 
     @property
     def requires_grad(self):

@@ -19,7 +19,7 @@ from collections import OrderedDict
 
 from mycel import _mycel as _C
 from mycel.common import _flatten
-from mycel.common.parameter import Parameter, PARAMETER_NAME_DEFAULT
+from mycel.common.parameter import Parameter, _is_parameter_generated
 from mycel.parallel.context import _context as _parallel_context
 
 # Bumped by every set_train() and to_float(): compiled cells re-read their phase then.
@@ -141,7 +141,7 @@ class Cell:
             if params is None:
                 raise AttributeError(f"cannot assign parameter '{name}' before "
                                      f"Cell.__init__() is called")
-            if value.name == PARAMETER_NAME_DEFAULT:
+            if _is_parameter_generated(value.name):
                 value.name = name
             cells.pop(name, None)
             params[name] = value
