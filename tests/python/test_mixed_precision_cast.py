@@ -34,3 +34,18 @@ def test_mixed_precision_cast_single_tensor_and_number():
     assert y.dtype == ms.float32
     np.testing.assert_array_equal(y.asnumpy(), x.astype(np.float32))
     assert F.mixed_precision_cast(ms.float32, 2.5) == 2.5
+
+
+def test_output_to_32_casts_a_float16_network_output(mode):
+    """amp._OutputTo32: the float16 Dense's output comes back float32, its values those of
+    the float16 computation (numpy in float16, then cast)."""
+    from mycel.train.amp import _OutputTo32
+    rng = np.random.default_rng(1)
+    net = nn.Dense(3, 2).to_float(ms.float16)
+    x = rng.standard_normal((4, 3)).astype(np.float32)
+    out = _OutputTo32(net)(Tensor(x))
+    assert out.dtype == ms.float32
+    w = net.weight.asnumpy().astype(np.float16)
+    b = net.bias.asnumpy().astype(np.float16)
+    want = (x.astype(np.float16) @ w.T + b).astype(np.float32)
+    np.testing.assert_allclose(out.asnumpy(), want, rtol=2e-3, atol=2e-3)
