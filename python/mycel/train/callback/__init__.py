@@ -120,7 +120,8 @@ def _step_in_epoch(p):
 class LossMonitor(Callback):
     """LossMonitor(per_print_times=1): prints "epoch: E step: S, loss is L" every
     per_print_times steps (S counted within the epoch); a NaN or inf loss stops with a
-    ValueError naming the epoch and step."""
+    ValueError naming the epoch and step. In ``Model.fit`` it also prints an epoch's
+    evaluation, "Eval result: epoch E, metrics: {...}", at the epoch's end (MindSpore's)."""
 
     def __init__(self, per_print_times=1):
         if not isinstance(per_print_times, int) or isinstance(per_print_times, bool) or \
@@ -138,6 +139,14 @@ class LossMonitor(Callback):
                              f"training stops.")
         if self._every and p.cur_step_num % self._every == 0:
             print(f"epoch: {p.cur_epoch_num} step: {step}, loss is {loss:.6f}", flush=True)
+
+    def on_train_epoch_end(self, run_context):
+        p = run_context.original_args()
+        metrics = getattr(p, "metrics", None)
+        if metrics:
+            shown = {k: float(v) if isinstance(v, (float, np.floating)) else v
+                     for k, v in metrics.items()}
+            print(f"Eval result: epoch {p.cur_epoch_num}, metrics: {shown}")
 
 
 class TimeMonitor(Callback):
