@@ -289,6 +289,7 @@ class GraphFunction {
     std::shared_ptr<Compiled> c =
         lookup_args(phase, args, vals, weights);  // shared: an eviction may drop it
     std::vector<Value> run_args;
+    run_args.reserve(vals.size() + weights.size());
     for (const Value& v : vals) run_args.push_back(runtime_value(v, *host_));
     for (Value& w : weights) run_args.push_back(std::move(w));
     Value out;
@@ -571,6 +572,7 @@ class GraphFunction {
   // data: the graph read the old shape, so it is compiled again).
   bool current_weights(const Compiled& c, std::vector<Value>& out) const {
     out.clear();
+    out.reserve(c.weights.size());
     for (size_t i = 0; i < c.weights.size(); ++i) {
       std::optional<Tensor> t = host_->weight(c.weights[i]);
       const AbsPtr& spec = c.weight_specs[i];
