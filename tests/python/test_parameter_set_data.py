@@ -162,3 +162,38 @@ def test_unnamed_parameters_get_unique_generated_names(mode):
     net = Net()
     assert net.w.name == "w"
     np.testing.assert_allclose(net().asnumpy(), [6.0])
+
+
+def test_rebinding_a_parameter_attribute_reads_the_new_object(mode):
+    """`net.w = Parameter(...)` (another object, same shape) after a call: the next call reads
+    the new Parameter in both modes (the graph read the old object: it compiles again), also
+    through an enclosing cell; the graph for the old binding is not run."""
+
+    class Inner(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.w = Parameter(Tensor(np.ones(2, np.float32)), name="w")
+
+        def construct(self, x):
+            return x + self.w
+
+    class Outer(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.inner = Inner()
+
+        def construct(self, x):
+            return self.inner(x) * 2.0
+
+    outer = Outer()
+    x = Tensor(np.array([1.0, -1.0], np.float32))
+    np.testing.assert_allclose(outer(x).asnumpy(), [4.0, 0.0])
+    outer.inner.w = Parameter(Tensor(np.array([5.0, 6.0], np.float32)), name="w")
+    np.testing.assert_allclose(outer(x).asnumpy(), [12.0, 10.0])
+    np.testing.assert_allclose(outer.inner(x).asnumpy(), [6.0, 5.0])
+    outer.inner.w = outer.inner.w  # the same object: nothing to compile again
+    if mode == ms.GRAPH_MODE:
+        assert compiles(outer) == 2
+    np.testing.assert_allclose(outer(x).asnumpy(), [12.0, 10.0])
+    if mode == ms.GRAPH_MODE:
+        assert compiles(outer) == 2

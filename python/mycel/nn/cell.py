@@ -121,6 +121,9 @@ class Cell:
     # Set by recompute(): None (off) or whether the outputs are recomputed too; read by the
     # graph compiler (Host::recompute).
     _recompute_output = None
+    # How many times a Parameter attribute was given another Parameter object: part of the
+    # GRAPH-mode cache key (a compiled graph reads the Parameter objects it was compiled with).
+    _param_binding = 0
 
     def __init__(self, auto_prefix=True, flags=None):
         object.__setattr__(self, "_cells", OrderedDict())
@@ -144,6 +147,12 @@ class Cell:
             if _is_parameter_generated(value.name):
                 value.name = name
             cells.pop(name, None)
+            old = params.get(name)
+            if old is not None and old is not value:
+                # another Parameter object in this slot: the graphs that read the old one
+                # are keyed off (_compiled_construct's phase), so they compile for the new one
+                object.__setattr__(self, "_param_binding", self._param_binding + 1)
+                _TRAIN_VERSION[0] += 1
             params[name] = value
         elif isinstance(value, Cell):
             if cells is None:
@@ -233,7 +242,8 @@ class Cell:
     def _compiled_construct(self):
         """The jit function compiling this Cell's construct (GRAPH mode's, and the data
         sink's), its ``_phase`` up to date: the graph reads the training flags, the to_float
-        dtypes and the recompute marks as constants, so they key the cache. They are collected again only after some
+        dtypes and the recompute marks as constants, and the Parameter objects the cells hold
+        (their _param_binding counts rebindings), so they key the cache. They are collected again only after some
         set_train()/to_float()."""
         graph = self.__dict__.get("_mycel_graph")
         if graph is None:
@@ -245,8 +255,8 @@ class Cell:
             if inputs is not None:
                 graph._set_input_signature(inputs)
         if graph._phase_version != _TRAIN_VERSION[0]:
-            graph._phase = tuple((c.training, c._mixed_precision_type, c._recompute_output)
-                                 for _, c in self.cells_and_names())
+            graph._phase = tuple((c.training, c._mixed_precision_type, c._recompute_output,
+                                  c._param_binding) for _, c in self.cells_and_names())
             graph._phase_version = _TRAIN_VERSION[0]
         return graph
 
