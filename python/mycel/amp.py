@@ -35,6 +35,7 @@ from mycel.nn.wrap import (TrainOneStepCell, TrainOneStepWithLossScaleCell, all_
                            check_step_args)
 from mycel.ops.function import array_func as _array
 from mycel.ops.function import math_func as _math
+from mycel.ops.functional import mixed_precision_cast as _mixed_precision_cast
 from mycel.ops.primitive import constexpr
 from mycel.train.loss_scale_manager import (DynamicLossScaleManager, FixedLossScaleManager,
                                             LossScaleManager)
@@ -70,6 +71,19 @@ class _OutputTo(Cell):
 
     def construct(self, *inputs):
         return self._op(*inputs).astype(self._dtype)
+
+
+class _OutputTo32(Cell):
+    """MindSpore's ``amp._OutputTo32(backbone)``: runs the backbone and casts every
+    floating-point Tensor of its output (nested tuples and lists too) to float32
+    (F.mixed_precision_cast), as the O2/O3 mixed-precision networks return."""
+
+    def __init__(self, backbone):
+        super().__init__(auto_prefix=False)
+        self._backbone = backbone
+
+    def construct(self, *args, **kwargs):
+        return _mixed_precision_cast(_C.float32, self._backbone(*args, **kwargs))
 
 
 @constexpr

@@ -13,9 +13,11 @@
 //        otherwise) and is keyed by it: its dynamic (None) dimensions are -1, so every
 //        shape they take runs one graph, compiled once with dynamic shapes;
 //     2. a cache hit runs the compiled graph (one compiled with graph kernels only for the
-//        target they were made for, the host or a device); a miss compiles (compiler::compile,
-//        options from the environment, logging to sys.stderr): parse (once per function, in this
-//        object's source module) -> specialise -> optimise (the pass pipeline) ->
+//        target they were made for, the host or a device; one whose weights, the
+//        Parameters it reads, all still have the dtypes and shapes it was compiled for:
+//        Parameter.set_data may give one new data of another shape); a miss compiles
+//        (compiler::compile, options from the environment, logging to sys.stderr): parse (once per
+//        function, in this object's source module) -> specialise -> optimise (the pass pipeline) ->
 //        executable. MYCEL_LOG_RECOMPILE=1 reports which argument changed and how. The
 //        cache is LRU, bounded by the jit cache limit (set_jit_cache_limit: 8 unless
 //        set_context(jit_cache_limit=n) or MYCEL_JIT_CACHE_LIMIT say otherwise, as
@@ -256,6 +258,9 @@ struct Compiled {
   std::unique_ptr<vm::Executable> exe;
   std::unique_ptr<vm::CaptureRunner> runner;  // jit_level O2: made on its first call
   std::vector<Value> weights;
+  // The dtype and shape of each weight's tensor when compiled (after a semi_auto_parallel
+  // rewrite sliced it): the graph is reused only while they are the same (find).
+  std::vector<AbsPtr> weight_specs;
   std::vector<std::string> warnings;
   bool custom_grads = false;  // compiler::CompileResult::custom_grads
   bool grads = false;         // compiler::CompileResult::grads
@@ -280,11 +285,13 @@ class GraphFunction {
   // tree, which the compiled graph reads as constants.
   pyb::object call_keyed(pyb::handle phase, const pyb::args& args) {
     std::vector<Value> vals;
+    std::vector<Value> weights;
     std::shared_ptr<Compiled> c =
-        lookup_args(phase, args, vals);  // shared: an eviction may drop it
+        lookup_args(phase, args, vals, weights);  // shared: an eviction may drop it
     std::vector<Value> run_args;
+    run_args.reserve(vals.size() + weights.size());
     for (const Value& v : vals) run_args.push_back(runtime_value(v, *host_));
-    for (const Value& w : c->weights) run_args.push_back(Value::tensor(*host_->weight(w)));
+    for (Value& w : weights) run_args.push_back(std::move(w));
     Value out;
     before_graph_run();  // Ctrl-C reaches the executor (base/interrupt.h)
     vm::CaptureRunner* runner = runner_of(*c);
@@ -300,26 +307,26 @@ class GraphFunction {
   // gradient rule (compiler::CompileResult::custom_grads): _JitFunction (common/api.py) then
   // runs the function eagerly inside a PYNATIVE gradient's recording, where the rule is seen.
   bool custom_grads(const pyb::args& args) {
-    std::vector<Value> vals;
-    return lookup_args(pyb::none(), args, vals)->custom_grads;
+    std::vector<Value> vals, weights;
+    return lookup_args(pyb::none(), args, vals, weights)->custom_grads;
   }
 
   // The weights (Parameters) the graph for these arguments reads if it takes a gradient,
   // else None (compiled now if it is not cached): _JitFunction refuses Tensor.register_hook
   // hooks on them and on the arguments, which a gradient inside graph code does not run.
   pyb::object grad_weights(pyb::handle phase, const pyb::args& args) {
-    std::vector<Value> vals;
-    std::shared_ptr<Compiled> c = lookup_args(phase, args, vals);
+    std::vector<Value> vals, weights;
+    std::shared_ptr<Compiled> c = lookup_args(phase, args, vals, weights);
     if (!c->grads) return pyb::none();
     pyb::list out;
     for (const Value& w : c->weights) out.append(frontend::to_python(w));
     return out;
   }
 
-  // The compiled graph for a call's arguments (their values in `vals`), from the cache or
-  // compiled now.
+  // The compiled graph for a call's arguments (their values in `vals`, the current tensors of
+  // the weights it reads in `weights`), from the cache or compiled now.
   std::shared_ptr<Compiled> lookup_args(pyb::handle phase, const pyb::args& args,
-                                        std::vector<Value>& vals) {
+                                        std::vector<Value>& vals, std::vector<Value>& weights) {
     std::vector<AbsPtr> sig;
     for (pyb::handle a : args) {
       Value v;
@@ -335,7 +342,7 @@ class GraphFunction {
       sig.push_back(std::move(abs));
     }
     if (!input_sig_.empty()) apply_input_signature(sig);
-    return lookup(sig, Abstract::constant(frontend::to_value(phase)));
+    return lookup(sig, Abstract::constant(frontend::to_value(phase)), weights);
   }
 
   // Data sink: up to `steps` calls, each on the next row of `pipeline` (a _data.Pipeline
@@ -351,7 +358,7 @@ class GraphFunction {
     std::shared_ptr<Compiled> c;
     std::vector<Tensor> row;
     std::vector<AbsPtr> sig;
-    std::vector<Value> run_args;
+    std::vector<Value> run_args, weights;
     Value out;
     int64_t n = 0;
     bool ended = false;
@@ -376,7 +383,7 @@ class GraphFunction {
         sig.clear();
         for (const Tensor& t : row) sig.push_back(Abstract::tensor(t.dtype(), t.shape()));
         if (!input_sig_.empty()) apply_input_signature(sig);
-        c = lookup(sig, key);
+        c = lookup(sig, key, weights);
       }
       run_args.clear();
       for (Tensor& t : row) run_args.push_back(Value::tensor(std::move(t)));
@@ -409,7 +416,8 @@ class GraphFunction {
     std::vector<AbsPtr> sig;
     for (pyb::handle a : args) sig.push_back(arg_abstract(frontend::to_value(a), *host_));
     if (!input_sig_.empty()) apply_input_signature(sig);
-    return lookup(sig, Abstract::constant(Value::none()))->exe->dump();
+    std::vector<Value> weights;
+    return lookup(sig, Abstract::constant(Value::none()), weights)->exe->dump();
   }
 
   // The input signature: per positional argument, None (any value) or (dtype, shape) with -1
@@ -508,13 +516,16 @@ class GraphFunction {
   // kFloatRecompiles values), or by value for good (its run-time form did not compile).
   enum FloatState : uint8_t { kByValue, kRuntime, kStatic };
 
-  std::shared_ptr<Compiled> lookup(std::vector<AbsPtr>& sig, const AbsPtr& key) {
-    if (std::shared_ptr<Compiled> c = find(sig, key)) return c;
+  // The graph for `sig` and `key` whose weights have their dtypes and shapes now (their
+  // tensors in `weights`): from the cache, or compiled now.
+  std::shared_ptr<Compiled> lookup(std::vector<AbsPtr>& sig, const AbsPtr& key,
+                                   std::vector<Value>& weights) {
+    if (std::shared_ptr<Compiled> c = find(sig, key, weights)) return c;
     std::vector<size_t> broadened = count_float_changes(sig);
     if (!broadened.empty()) {
-      if (std::shared_ptr<Compiled> c = find(sig, key)) return c;
+      if (std::shared_ptr<Compiled> c = find(sig, key, weights)) return c;
       try {
-        std::shared_ptr<Compiled> c = compile(sig, key);
+        std::shared_ptr<Compiled> c = compile(sig, key, weights);
         for (size_t i : broadened)
           warn(str("mycel: argument ", arg_name(i), " of '", name_,
                    "' is a Python float that took ", kFloatRecompiles,
@@ -528,10 +539,10 @@ class GraphFunction {
           float_state_[i] = kStatic;
           sig[i] = Abstract::constant(*last_float_[i]);
         }
-        if (std::shared_ptr<Compiled> c = find(sig, key)) return c;
+        if (std::shared_ptr<Compiled> c = find(sig, key, weights)) return c;
       }
     }
-    return compile(sig, key);
+    return compile(sig, key, weights);
   }
 
   // Checks the arguments' abstracts against the input signature and replaces those of the
@@ -556,8 +567,25 @@ class GraphFunction {
     }
   }
 
-  // Hits move to the back: the front is the least recently used.
-  std::shared_ptr<Compiled> find(const std::vector<AbsPtr>& sig, const AbsPtr& key) {
+  // The tensors of the weights `c` reads, in `out`; false when one is no longer a Parameter's
+  // or has another dtype or shape than `c` was compiled for (Parameter.set_data with new
+  // data: the graph read the old shape, so it is compiled again).
+  bool current_weights(const Compiled& c, std::vector<Value>& out) const {
+    out.clear();
+    out.reserve(c.weights.size());
+    for (size_t i = 0; i < c.weights.size(); ++i) {
+      std::optional<Tensor> t = host_->weight(c.weights[i]);
+      const AbsPtr& spec = c.weight_specs[i];
+      if (!t || t->dtype() != spec->dtype || t->shape() != spec->shape) return false;
+      out.push_back(Value::tensor(std::move(*t)));
+    }
+    return true;
+  }
+
+  // Hits move to the back: the front is the least recently used. A hit's weight tensors are
+  // in `weights`.
+  std::shared_ptr<Compiled> find(const std::vector<AbsPtr>& sig, const AbsPtr& key,
+                                 std::vector<Value>& weights) {
     const int target = graph_kernel_on_device() ? 1 : 0;
     for (size_t k = cache_.size(); k-- > 0;) {
       const Compiled& c = *cache_[k];
@@ -565,7 +593,7 @@ class GraphFunction {
       if (c.gk_target >= 0 && c.gk_target != target) continue;
       bool same = true;
       for (size_t i = 0; i < sig.size() && same; ++i) same = ir::abs_equal(c.sig[i], sig[i]);
-      if (!same) continue;
+      if (!same || !current_weights(c, weights)) continue;
       if (k + 1 != cache_.size())
         std::rotate(cache_.begin() + k, cache_.begin() + k + 1, cache_.end());
       return cache_.back();
@@ -631,6 +659,18 @@ class GraphFunction {
       why += str("argument ", arg_name(i), " changed from ", last.sig[i]->to_string(), " to ",
                  sig[i]->to_string());
     }
+    if (!why.empty()) return why;
+    for (size_t i = 0; i < last.weights.size(); ++i) {
+      std::optional<Tensor> t = host_->weight(last.weights[i]);
+      if (!t) continue;
+      AbsPtr now = Abstract::tensor(t->dtype(), t->shape());
+      if (ir::abs_equal(last.weight_specs[i], now)) continue;
+      if (!why.empty()) why += "; ";
+      std::string name =
+          pyb::str(pyb::getattr(frontend::to_python(last.weights[i]), "name", pyb::str("?")));
+      why += str("Parameter '", name, "' changed from ", last.weight_specs[i]->to_string(), " to ",
+                 now->to_string());
+    }
     return why;
   }
 
@@ -659,7 +699,8 @@ class GraphFunction {
     glue.attr("_apply")(weights, slices, groups);
   }
 
-  std::shared_ptr<Compiled> compile(const std::vector<AbsPtr>& sig, const AbsPtr& key) {
+  std::shared_ptr<Compiled> compile(const std::vector<AbsPtr>& sig, const AbsPtr& key,
+                                    std::vector<Value>& weights) {
     std::string why = cache_.empty() ? std::string() : why_recompile(sig, key);
     compiler::CompileOptions options = compile_options();
     if (!cache_.empty() && options.log_recompile)
@@ -732,6 +773,13 @@ class GraphFunction {
     if (spmd && spmd->plan)
       spmd_glue.attr("_planned")(spmd->plan->to_string(), spmd->plan->to_json());
     if (spmd && spmd->sharded) apply_spmd(spmd_glue, *spmd, *c, options);
+    for (const Value& w : c->weights) {
+      std::optional<Tensor> t = host_->weight(w);
+      MC_CHECK(t.has_value(), Internal, "'", name_, "': a weight of the graph is not a Parameter");
+      c->weight_specs.push_back(Abstract::tensor(t->dtype(), t->shape()));
+    }
+    MC_CHECK(current_weights(*c, weights), Internal, "'", name_,
+             "': a weight changed while the graph was compiled");
     ++compiles_;
     // Evict (least recently used first) and insert with no Python call in between: another
     // thread may use the cache whenever Python code runs.

@@ -406,7 +406,7 @@ def test_parameter_is_a_tensor_holding_a_copy_of_its_data():
 
 def test_parameter_from_numpy_and_numbers():
     p = ms.Parameter(np.ones((3,), np.float32))
-    assert p.name == "Parameter" and p.requires_grad is True
+    assert p.name.startswith("Parameter#") and p.requires_grad is True  # a generated name
     assert p.shape == (3,)
     q = ms.Parameter(2.0, requires_grad=False)
     assert q.shape == () and q.dtype == ms.float32 and q.requires_grad is False
@@ -437,8 +437,8 @@ def test_parameter_set_data():
     p.set_data(same)
     same[0] = -1.0  # shared with the new data
     assert p.asnumpy()[0] == -1.0
-    with pytest.raises(ValueError, match="shape of the new data \\(3,\\) must equal"):
-        p.set_data(ms.Tensor(np.zeros((3,), np.float32)))
+    p.set_data(ms.Tensor(np.zeros((3,), np.float32)))  # a new shape (MindSpore allows it)
+    assert p.shape == (3,) and p.dtype == ms.float32
 
 
 def test_parameter_clone_and_pickle():

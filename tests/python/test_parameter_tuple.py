@@ -49,8 +49,10 @@ def test_clone_and_errors():
     assert zeros[1].dtype == ms.float64 and zeros[1].asnumpy().tolist() == [0.0]
     with pytest.raises(TypeError, match="each element must be a Parameter"):
         ParameterTuple([w, Tensor(np.ones(2, np.float32))])
+    assert len(ParameterTuple([w, w])) == 2  # one Parameter twice: allowed (MindSpore)
+    twin = Parameter(Tensor(np.zeros(1, np.float32)), "w")
     with pytest.raises(ValueError, match="the name 'w' appears twice"):
-        ParameterTuple([w, w])
+        ParameterTuple([w, twin])
     with pytest.raises(ValueError, match="'init' must be 'same', 'zeros' or 'ones'"):
         t.clone("p", init="normal")
 

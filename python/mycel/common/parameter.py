@@ -12,10 +12,27 @@ tuple of them with distinct names.
 import numpy as np
 
 from mycel import _mycel as _C
+from mycel.common import _flatten
 
 Tensor = _C.Tensor
 
 PARAMETER_NAME_DEFAULT = "Parameter"
+# An unnamed Parameter gets a unique generated name "Parameter#<k>" (MindSpore's), which a
+# Cell attribute, a ParameterTuple held by a Cell or insert_param_to_cell replaces.
+_GENERATED_PARAMETER_NAME_PREFIX = PARAMETER_NAME_DEFAULT + "#"
+_PARAMETER_NAME_ID = [0]
+
+
+def _generate_parameter_name():
+    """A new "Parameter#<k>" name."""
+    name = _GENERATED_PARAMETER_NAME_PREFIX + str(_PARAMETER_NAME_ID[0])
+    _PARAMETER_NAME_ID[0] += 1
+    return name
+
+
+def _is_parameter_generated(param_name):
+    """Whether `param_name` is a generated name (the Parameter was made without one)."""
+    return isinstance(param_name, str) and param_name.startswith(_GENERATED_PARAMETER_NAME_PREFIX)
 
 
 class Parameter(Tensor):
@@ -67,17 +84,17 @@ class Parameter(Tensor):
 
     @property
     def name(self):
-        """The parameter's name ("Parameter" until a name or a cell attribute sets it)."""
+        """The parameter's name: a generated unique "Parameter#<k>" until a name or a cell
+        attribute sets it (None or a blank name also generates one; names are stripped)."""
         return self._name
 
     @name.setter
     def name(self, value):
-        if value is None:
-            value = PARAMETER_NAME_DEFAULT
-        if not isinstance(value, str):  # a ValueError, as MindSpore raises
+        if value is not None and not isinstance(value, str):  # a ValueError, as MindSpore's
             raise ValueError(f"For 'Parameter', the name must be a str or None, but got "
                              f"{type(value).__name__}.")
-        self._name = value
+        value = None if value is None else value.strip()
+        self._name = value if value else _generate_parameter_name()
 
     @property
     def requires_grad(self):
@@ -102,22 +119,26 @@ class Parameter(Tensor):
         return self
 
     def set_data(self, data, slice_shape=False):
-        """Replaces the data (shared with `data`, cast to this parameter's dtype). The shape
-        must stay the same (MindSpore: a parameter's shape cannot change once set), unless
-        `slice_shape` says the data is this rank's slice (semi-automatic parallelism).
-        Returns self."""
+        """Replaces the data (shared with `data`; cast to this parameter's dtype when it has
+        another). As in MindSpore the shape may change: a graph that read the parameter is
+        compiled again for the new shape on its next call (GRAPH mode, @jit), whatever
+        `slice_shape` (MindSpore's flag for a rank's slice under semi-automatic parallelism)
+        says. `data` is a Tensor, an int or a float (a TypeError for anything else, and for a
+        Python float set into an integer parameter). Returns self."""
+        if isinstance(data, (bool, np.bool_)) or not isinstance(data, (Tensor, int, float)):
+            raise TypeError(f"For 'Parameter.set_data', the data must be a Tensor, an int or a "
+                            f"float, but got {type(data).__name__} (name={self.name}).")
         if not isinstance(data, Tensor):
             if isinstance(data, float) and not self.dtype.is_floating_point:
                 raise TypeError(f"For 'Parameter.set_data', a float cannot be set into the "
-                                f"{self.dtype} parameter '{self.name}'.")
+                                f"{self.dtype} parameter '{self.name}' (Use .set_dtype(xxx) "
+                                f"to change the dtype).")
             data = Tensor(data, self.dtype)
-        if not slice_shape and tuple(data.shape) != tuple(self.shape):
-            raise ValueError(f"For 'Parameter.set_data', the shape of the new data "
-                             f"{tuple(data.shape)} must equal the parameter's "
-                             f"{tuple(self.shape)} (name={self.name}).")
         if data.dtype != self.dtype:
             data = data.astype(self.dtype)
+        _flatten._forget(self)  # no longer a view of a flattened chunk
         _C._tensor_assign(self, data)
+        self.sliced = bool(slice_shape)
         return self
 
     def clone(self, init="same"):
@@ -149,7 +170,8 @@ class ParameterTuple(tuple):
     """ParameterTuple(iterable): a tuple of Parameters with distinct names (MindSpore's): what
     ``grad(..., weights=...)`` and optimizers take, and what a Cell may hold as an attribute
     (a constant tuple of weights in GRAPH mode). A TypeError for an item that is not a
-    Parameter, a ValueError for a name that appears twice."""
+    Parameter, a ValueError for a name that two different Parameters share (one Parameter may
+    appear more than once, as in MindSpore)."""
 
     # Graph code sees a ParameterTuple as the plain tuple of its Parameters
     # (frontend/py_value.cc).
@@ -157,15 +179,14 @@ class ParameterTuple(tuple):
 
     def __new__(cls, iterable):
         items = tuple(iterable)
-        names = set()
+        names = {}
         for x in items:
             if not isinstance(x, Parameter):
                 raise TypeError(f"For 'ParameterTuple', each element must be a Parameter, but "
                                 f"got {type(x).__name__}.")
-            if x.name in names:
+            if names.setdefault(x.name, x) is not x:
                 raise ValueError(f"For 'ParameterTuple', the name '{x.name}' appears twice; "
                                  "set a unique name for each Parameter.")
-            names.add(x.name)
         return tuple.__new__(cls, items)
 
     def clone(self, prefix, init="same"):

@@ -6,7 +6,7 @@ from mycel.ops.function import sort_scan_func as _s, layout_func as _l, compat_f
 from mycel.ops.function import math_ext_func as _x, array_ext_func as _ax, linalg_func as _la
 from mycel.ops.function import bitwise_func as _bw
 from mycel.ops.function import norm_func as _nf
-from mycel.common import _inplace
+from mycel.common import _flatten as _flat, _inplace
 from mycel.ops.function import index_add_func as _ia
 from mycel.ops.function import tensor_ext_func as _te
 from mycel.ops.function import select_func as _sel
@@ -441,6 +441,11 @@ Tensor.T = property(lambda self: _transpose(self))
 # MindSpore fills an initializer's tensor lazily, at init_data(); mycel's initializer fills it
 # at once, so init_data() returns the tensor itself.
 Tensor.init_data = lambda self, slice_index=None, shape=None, opt_shard_group=None: self
+# Flattened weights (common/_flatten.py): MindSpore's static helpers of Tensor.
+Tensor._flatten_tensors = staticmethod(_flat._flatten_tensors)
+Tensor._is_flattened = staticmethod(_flat._is_flattened)
+Tensor._get_flattened_tensors = staticmethod(_flat._get_flattened_tensors)
+Tensor._get_fusion_size = staticmethod(_flat._get_fusion_size)
 
 
 # ------------------------------------------------------------------ dynamic-shape placeholders

@@ -18,7 +18,8 @@ the same casts where a cell is called and where construct reads a Parameter of a
 from collections import OrderedDict
 
 from mycel import _mycel as _C
-from mycel.common.parameter import Parameter, PARAMETER_NAME_DEFAULT
+from mycel.common import _flatten
+from mycel.common.parameter import Parameter, _is_parameter_generated
 from mycel.parallel.context import _context as _parallel_context
 
 # Bumped by every set_train() and to_float(): compiled cells re-read their phase then.
@@ -120,6 +121,9 @@ class Cell:
     # Set by recompute(): None (off) or whether the outputs are recomputed too; read by the
     # graph compiler (Host::recompute).
     _recompute_output = None
+    # How many times a Parameter attribute was given another Parameter object: part of the
+    # GRAPH-mode cache key (a compiled graph reads the Parameter objects it was compiled with).
+    _param_binding = 0
 
     def __init__(self, auto_prefix=True, flags=None):
         object.__setattr__(self, "_cells", OrderedDict())
@@ -140,9 +144,15 @@ class Cell:
             if params is None:
                 raise AttributeError(f"cannot assign parameter '{name}' before "
                                      f"Cell.__init__() is called")
-            if value.name == PARAMETER_NAME_DEFAULT:
+            if _is_parameter_generated(value.name):
                 value.name = name
             cells.pop(name, None)
+            old = params.get(name)
+            if old is not None and old is not value:
+                # another Parameter object in this slot: the graphs that read the old one
+                # are keyed off (_compiled_construct's phase), so they compile for the new one
+                object.__setattr__(self, "_param_binding", self._param_binding + 1)
+                _TRAIN_VERSION[0] += 1
             params[name] = value
         elif isinstance(value, Cell):
             if cells is None:
@@ -232,7 +242,8 @@ class Cell:
     def _compiled_construct(self):
         """The jit function compiling this Cell's construct (GRAPH mode's, and the data
         sink's), its ``_phase`` up to date: the graph reads the training flags, the to_float
-        dtypes and the recompute marks as constants, so they key the cache. They are collected again only after some
+        dtypes and the recompute marks as constants, and the Parameter objects the cells hold
+        (their _param_binding counts rebindings), so they key the cache. They are collected again only after some
         set_train()/to_float()."""
         graph = self.__dict__.get("_mycel_graph")
         if graph is None:
@@ -244,8 +255,8 @@ class Cell:
             if inputs is not None:
                 graph._set_input_signature(inputs)
         if graph._phase_version != _TRAIN_VERSION[0]:
-            graph._phase = tuple((c.training, c._mixed_precision_type, c._recompute_output)
-                                 for _, c in self.cells_and_names())
+            graph._phase = tuple((c.training, c._mixed_precision_type, c._recompute_output,
+                                  c._param_binding) for _, c in self.cells_and_names())
             graph._phase_version = _TRAIN_VERSION[0]
         return graph
 
@@ -651,6 +662,14 @@ class Cell:
     def trainable_params(self, recurse=True):
         """The parameters with requires_grad, in order (what an optimizer updates)."""
         return [p for p in self.get_parameters(expand=recurse) if p.requires_grad]
+
+    def flatten_weights(self, fusion_size=0):
+        """Copies the trainable parameters into contiguous chunks, one or more per dtype
+        (``fusion_size`` > 0: chunks of at most that many bytes), each parameter then a view
+        of its chunk (MindSpore's Cell.flatten_weights; common/_flatten.py). An optimizer
+        built afterwards on exactly these parameters exposes the chunks as its
+        ``_parameters``."""
+        _flatten._flatten_tensors(self.trainable_params(), fusion_size)
 
     def untrainable_params(self, recurse=True):
         """The parameters without requires_grad, in order."""

@@ -88,3 +88,23 @@ from mycel.ops.operations.composed_random_ops import (  # noqa: E402,F401
 # complex numbers (function/complex_func.py), as MindSpore's ops.functional has them
 from mycel.ops.function.complex_func import (real, imag, conj, angle, isreal,  # noqa: E402,F401
                                              view_as_real)
+
+
+from mycel import _mycel as _C  # noqa: E402
+
+_MP_FLOATS = (_C.float16, _C.float32, _C.float64, _C.bfloat16)
+
+
+def mixed_precision_cast(dst_type, x):
+    """MindSpore's ``F.mixed_precision_cast(dst_type, x)``: `x` with every floating-point
+    Tensor (float16, float32, float64, bfloat16) cast to `dst_type`, also inside (nested)
+    tuples and lists; other values (integer or bool Tensors, numbers, None) as they are. Both
+    modes (the mixed-precision wrappers use it on a network's inputs and outputs)."""
+    if isinstance(x, (tuple, list)):
+        out = ()
+        for i in _builtins.range(_builtins.len(x)):
+            out = out + (mixed_precision_cast(dst_type, x[i]),)
+        return out if isinstance(x, tuple) else list(out)
+    if isinstance(x, _C.Tensor) and x.dtype in _MP_FLOATS:
+        return cast(x, dst_type)
+    return x

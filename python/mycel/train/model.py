@@ -249,8 +249,10 @@ class Model:
                 print(f"eval epoch {e}: {p.eval_results} ({time.perf_counter() - t0:.1f} s)",
                       flush=True)
                 self._train_network.set_train(True)
+                p.metrics = p.eval_results  # MindSpore's name (LossMonitor prints it)
             cbs.on_train_epoch_end(ctx)
             vars(p).pop("eval_results", None)
+            vars(p).pop("metrics", None)
             if ctx.get_stop_requested():
                 break
         for it in (batches, sink):

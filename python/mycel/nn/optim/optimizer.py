@@ -22,6 +22,7 @@ import numbers
 import numpy as np
 
 from mycel import _mycel as _C
+from mycel.common import _flatten
 from mycel.common.parameter import Parameter, ParameterTuple
 from mycel.nn.cell import Cell
 from mycel.nn.learning_rate_schedule import LearningRateSchedule
@@ -135,6 +136,7 @@ class Optimizer(Cell):
             isinstance(g, dict) and "lr" in g for g in parameters)
         self._params_list = params
         self.parameters = _Parameters(params)  # what it updates, in gradient order
+        self._set_flattened(params)
         # MindSpore's mapping helpers, which subclasses' construct use to update each
         # parameter (map_reverse runs the last parameter first)
         self.map_, self.map_reverse, self.hyper_map = Map(), Map(None, True), HyperMap()
@@ -154,8 +156,13 @@ class Optimizer(Cell):
         self._lr_names = tuple(f"learning_rate_group_{gi}" if own[gi] else "learning_rate"
                                for gi in range(len(groups)))
         lr_static, lr_is_schedule, made, steps_len = [], [], {}, set()
-        for attr, lr in zip(self._lr_names, self.group_lr):
-            static, steps, sched = _lr_values(name, lr)
+        values = [_lr_values(name, lr) for lr in self.group_lr]
+        # A fixed group rate beside a per-step list is held as that list's length of copies
+        # (MindSpore's rule: every group's rate then reads the step counter).
+        n_steps = next((len(v[1]) for v in values if v[1] is not None), None)
+        for attr, (static, steps, sched) in zip(self._lr_names, values):
+            if static is not None and n_steps is not None:
+                static, steps = None, np.full(n_steps, static, np.float32)
             if steps is not None:
                 steps_len.add(len(steps))
                 if len(steps_len) > 1:  # MindSpore's rule: one length for all groups
@@ -176,8 +183,66 @@ class Optimizer(Cell):
         self.global_step = Parameter(Tensor(np.array([0], np.int32)), "global_step",
                                      requires_grad=False)
         self._group_of = group_of
+        if self.is_group_lr:
+            self._set_lr_view(made.get("learning_rate"))
         self._decay = tuple(self.group_weight_decay[g] for g in self._group_of)
         self._init_decay(name)
+
+    def _set_flattened(self, params):
+        """MindSpore's view of flattened weights (Tensor._flatten_tensors, common/_flatten.py):
+        without groups, when the parameters are exactly the views of some chunks,
+        ``_use_flattened_params`` is True and ``_parameters`` holds the chunks as Parameters
+        (``_grad_fusion_size`` the chunks' fusion size); otherwise ``_parameters`` is
+        ``parameters``. The update itself runs on the parameters, which share the chunks'
+        memory, so it is the same either way. ``cache_enable`` (one False per entry of
+        ``_parameters``: mycel has no embedding cache) follows MindSpore."""
+        chunks = [] if self.is_group else _flatten._get_flattened_tensors(params)
+        object.__setattr__(self, "_use_flattened_params", bool(chunks))
+        object.__setattr__(self, "_grad_fusion_size",
+                           _flatten._get_fusion_size(chunks) if chunks else 0)
+        # not registered: the chunks' memory is the parameters', which the cell holds
+        object.__setattr__(self, "_parameters", ParameterTuple(
+            Parameter._from_tensor(c, name=f"_chunk_param{i}_{c.dtype}", requires_grad=False)
+            for i, c in enumerate(chunks)) if chunks else self.parameters)
+        object.__setattr__(self, "_chunk_sizes", tuple(
+            tuple(_flatten._entry(p)[3] for p in params if _flatten._entry(p)[1] is c)
+            for c in chunks))
+        self.cache_enable = (False,) * len(self._parameters)
+
+    def flatten_gradients(self, gradients):
+        """The gradients as the flattened chunks (one 1-d tensor per chunk of
+        ``_parameters``, each the concatenation of its parameters' gradients) when the
+        parameters are flattened, else as they are (MindSpore's flatten_gradients)."""
+        if not self._use_flattened_params:
+            return gradients
+        out, k = (), 0
+        for shapes in self._chunk_sizes:
+            parts = ()
+            for _ in shapes:
+                parts = parts + (gradients[k].reshape((-1,)),)
+                k += 1
+            out = out + (prim("Concat", axis=0)(parts),)
+        return out
+
+    def _set_lr_view(self, shared):
+        """MindSpore's ``learning_rate`` with per-group rates: one entry per parameter, in the
+        order of ``parameters``: a ParameterTuple of the groups' rate Parameters when every
+        rate is fixed, else a tuple of the rates as MindSpore builds them (a per-step list as
+        a cell whose ``learning_rate`` Parameter holds the values, a schedule as itself). A
+        view, not registered: the optimizer's own rate (`shared`, that of the groups without
+        'lr') stays registered as "learning_rate" and is read as ``_learning_rate_shared``."""
+        if shared is not None:
+            object.__setattr__(self, "_learning_rate_shared", shared)
+            self._lr_names = tuple("_learning_rate_shared" if n == "learning_rate" else n
+                                   for n in self._lr_names)
+        sources = [getattr(self, n) for n in self._lr_names]
+        if not self.dynamic_lr:
+            view = ParameterTuple(sources[g] for g in self._group_of)
+        else:
+            per_group = [src if self._lr_is_schedule[gi] else _IteratorLearningRate(src)
+                         for gi, src in enumerate(sources)]
+            view = tuple(per_group[g] for g in self._group_of)
+        object.__setattr__(self, "learning_rate", view)
 
     def _init_decay(self, name):
         """The weight-decay views (MindSpore's): ``weight_decay`` (one float or Cell without
@@ -393,6 +458,20 @@ class Optimizer(Cell):
             out = out + (g * (1.0 / self.loss_scale),)
         return out
 
+
+
+class _IteratorLearningRate(Cell):
+    """A per-step learning rate (MindSpore's ``_IteratorLearningRate``): ``learning_rate`` is
+    the Parameter of the values; called with the step counter it gives that step's value (the
+    last one after the end)."""
+
+    def __init__(self, values):
+        super().__init__(auto_prefix=False)
+        object.__setattr__(self, "learning_rate", values)  # the optimizer's Parameter
+
+    def construct(self, global_step):
+        step = prim("Minimum")(global_step.reshape(()), self.learning_rate.shape[0] - 1)
+        return prim("Gather", axis=0)(self.learning_rate, step)
 
 
 def check_grad_count(name, gradients, want):

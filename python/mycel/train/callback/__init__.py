@@ -120,7 +120,8 @@ def _step_in_epoch(p):
 class LossMonitor(Callback):
     """LossMonitor(per_print_times=1): prints "epoch: E step: S, loss is L" every
     per_print_times steps (S counted within the epoch); a NaN or inf loss stops with a
-    ValueError naming the epoch and step."""
+    ValueError naming the epoch and step. In ``Model.fit`` it also prints an epoch's
+    evaluation, "Eval result: epoch E, metrics: {...}", at the epoch's end (MindSpore's)."""
 
     def __init__(self, per_print_times=1):
         if not isinstance(per_print_times, int) or isinstance(per_print_times, bool) or \
@@ -138,6 +139,14 @@ class LossMonitor(Callback):
                              f"training stops.")
         if self._every and p.cur_step_num % self._every == 0:
             print(f"epoch: {p.cur_epoch_num} step: {step}, loss is {loss:.6f}", flush=True)
+
+    def on_train_epoch_end(self, run_context):
+        p = run_context.original_args()
+        metrics = getattr(p, "metrics", None)
+        if metrics:
+            shown = {k: float(v) if isinstance(v, (float, np.floating)) else v
+                     for k, v in metrics.items()}
+            print(f"Eval result: epoch {p.cur_epoch_num}, metrics: {shown}")
 
 
 class TimeMonitor(Callback):
@@ -266,7 +275,10 @@ class ModelCheckpoint(Callback):
     ``latest_ckpt_file_name`` is the last file written. `prefix` and `directory` may be
     functions of the run's parameters (cb_params): a prefix function names the whole file
     (``<prefix(cb_params)>.ckpt``), a directory function the folder of each save. The
-    MindSpore 1.x hook names (begin, step_end, end) run the same hooks."""
+    MindSpore 1.x hook names (begin, step_end, end) run the same hooks. At its first step end
+    it also writes ``directory/prefix-graph.meta``, the training network's compiled graph
+    (serialization._save_graph's text; as MindSpore, only when the network has one, i.e. it
+    ran in GRAPH mode)."""
 
     def __init__(self, prefix="CKP", directory=None, config=None):
         if not callable(prefix) and (not isinstance(prefix, str) or not prefix or
@@ -284,6 +296,7 @@ class ModelCheckpoint(Callback):
         self._manager = _CheckpointManager()
         self._last_time = time.time()
         self._last_step = 0
+        self._graph_saved = False
         self.latest_ckpt_file_name = None
 
     def begin(self, run_context):
@@ -305,6 +318,8 @@ class ModelCheckpoint(Callback):
     def on_train_step_end(self, run_context):
         p = run_context.original_args()
         c = self._config
+        if not self._graph_saved:
+            self._save_graph(p)
         if c.save_checkpoint_steps and p.cur_step_num % c.save_checkpoint_steps == 0:
             self._save(p)
         elif c.save_checkpoint_seconds and \
@@ -315,6 +330,19 @@ class ModelCheckpoint(Callback):
         p = run_context.original_args()
         if self._last_step != p.cur_step_num:
             self._save(p)
+
+    def _save_graph(self, p):
+        """The network's compiled graph to prefix-graph.meta, once (nothing without one)."""
+        from mycel.train.serialization import _save_graph
+        self._graph_saved = True
+        net = p.train_network
+        graph = getattr(net, "__dict__", {}).get("_mycel_graph")
+        if graph is None or not graph._graph.last_graph_text():
+            return
+        prefix = self._prefix(p) if callable(self._prefix) else self._prefix
+        folder = self._folder(p)
+        os.makedirs(folder, exist_ok=True)
+        _save_graph(net, os.path.join(folder, f"{prefix}-graph.meta"))
 
     def _save(self, p):
         from mycel.train.serialization import save_checkpoint

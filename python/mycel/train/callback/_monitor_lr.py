@@ -85,7 +85,9 @@ class EarlyStopping(Callback):
         self.restore_best_weights = _bool(cls, "restore_best_weights", restore_best_weights)
         self.wait = 0
         self.stopped_epoch = 0
-        self.best = None
+        # the worst value, as on_train_begin sets it (a run that starts at an epoch end,
+        # without on_train_begin, compares against it too)
+        self.best = -math.inf if self._max else math.inf
         self._best_weights = None
 
     def _better(self, value, reference):
@@ -162,7 +164,7 @@ class ReduceLROnPlateau(Callback):
             raise ValueError(f"For '{cls}', 'min_lr' must be non-negative, but got {min_lr}.")
         self.cooldown_counter = 0
         self.wait = 0
-        self.best = None
+        self.best = -math.inf if self._max else math.inf  # as on_train_begin sets it
 
     def on_train_begin(self, run_context):
         self.cooldown_counter = 0
