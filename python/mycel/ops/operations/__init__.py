@@ -336,3 +336,12 @@ __all__ += ["ListDiff"]
 # PadV3 (composed in _grad_ops.py beside PadV3Grad; MindSpore's nn_ops holds it too)
 from mycel.ops.operations._grad_ops import PadV3  # noqa: E402,F401
 __all__ += ["PadV3"]
+# TensorFlow-style sparse updates of MindSpore's nn_ops (compat_optim_ops.py) and
+# SparseTensorDenseAdd (sparse_compat_ops.py)
+from mycel.ops.operations.compat_optim_ops import (SparseApplyMomentum,  # noqa: E402,F401
+                                                   SparseApplyProximalGradientDescent,
+                                                   SparseApplyAdagradDA,
+                                                   SparseApplyCenteredRMSProp)
+from mycel.ops.operations.sparse_compat_ops import SparseTensorDenseAdd  # noqa: E402,F401
+__all__ += ["SparseApplyMomentum", "SparseApplyProximalGradientDescent", "SparseApplyAdagradDA",
+            "SparseApplyCenteredRMSProp", "SparseTensorDenseAdd"]

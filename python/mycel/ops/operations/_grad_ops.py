@@ -436,3 +436,6 @@ class LogSoftmaxGrad(_ElementwiseGrad):
 
 __all__ += ["ReluGrad", "SoftplusGrad", "EluGrad", "AsinGrad", "ACosGrad", "AtanGrad",
             "HShrinkGrad", "SoftShrinkGrad", "LogSoftmaxGrad"]
+# SparseSliceGrad (sparse_compat_ops.py, beside SparseSlice)
+from mycel.ops.operations.sparse_compat_ops import SparseSliceGrad  # noqa: E402
+__all__ += ["SparseSliceGrad"]

@@ -63,3 +63,10 @@ __all__ += ["ReLUV3", "NthElement", "DataFormatVecPermute"]
 globals().update((_n, getattr(_P, _n)) for _n in ["ReLUV3", "NthElement", "DataFormatVecPermute"])
 __all__ += ["DepthwiseConv2dNative"]
 globals().update((_n, getattr(_P, _n)) for _n in ["DepthwiseConv2dNative"])
+# TensorFlow-style sparse updates (compat_optim_ops.py)
+__all__ += ["SparseApplyMomentum", "SparseApplyProximalGradientDescent", "SparseApplyAdagradDA",
+            "SparseApplyCenteredRMSProp"]
+globals().update((_n, getattr(_P, _n)) for _n in ["SparseApplyMomentum",
+                                                   "SparseApplyProximalGradientDescent",
+                                                   "SparseApplyAdagradDA",
+                                                   "SparseApplyCenteredRMSProp"])
