@@ -15,14 +15,13 @@ How the pieces work:
   mark the first value of each run of equal keys, number the runs with a CumSum and add each
   run's values with UnsortedSegmentSum over a static bound (the number of values); the run
   count is known only when it runs, so MaskedSelect (a dynamic-size op) takes the result.
-- A sparse-times-dense product of float32/float64 values (csr_mm, csr_mv, CSRTensor.mm,
-  SparseTensorDenseMatmul; for unsorted COO entries and a dense operand of up to 128
-  columns, the dense rows gathered at the entries' columns and CSRMM with transpose_a over
-  one entry per row, which adds each into its destination row; wider, a stable Sort of the
-  rows into CSR form first) is the table's fused CSRMM op (kernels/cpu/csrmm.cc: rows in parallel), which checks indptr and indices
-  itself (a ValueError naming CSRMM); other dtypes, and a number of values known only when it
-  runs, gather the dense rows at the stored columns, scale them by the values and add them
-  into the output rows (UnsortedSegmentSum).
+- A sparse-times-dense product of float32/float64 values (csr_mm, csr_mv, CSRTensor.mm) is
+  the table's fused CSRMM op (kernels/cpu/csrmm.cc: rows in parallel), which checks indptr
+  and indices itself (a ValueError naming CSRMM); SparseTensorDenseMatmul's unsorted COO
+  entries go to the fused COOMM op (the same file: one pass over the entries, no sorted copy;
+  it checks the rows and columns, a ValueError naming COOMM); other dtypes, and a CSR matrix
+  whose number of values is known only when it runs, gather the dense rows at the stored
+  columns, scale them by the values and add them into the output rows (UnsortedSegmentSum).
 
 Checks: indices outside the dense shape and an indptr that does not rise from 0 to the
 number of values are a ValueError when the call runs (both modes); wrong kinds, dtypes and
