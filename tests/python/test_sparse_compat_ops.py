@@ -519,3 +519,19 @@ def test_sparse_apply_bad_input_is_typed():
                                 Tensor(0.9, ms.float32))
     with pytest.raises(TypeError, match="SparseApplyMomentum.*use_nesterov"):
         N.SparseApplyMomentum(use_nesterov=1)
+
+
+def test_bad_coo_arguments_are_typed():
+    idx = Tensor(np.array([[0, 1], [1, 0]], np.int64))
+    vals = Tensor(np.array([1.0, 2.0], np.float32))
+    with pytest.raises(TypeError, match="SparseToDenseV2.*default_value.*dtype"):
+        S.SparseToDenseV2()(idx, (2, 2), vals, Tensor(np.float64(0)))
+    with pytest.raises(ValueError, match="SparseToDenseV2.*default_value must be a scalar"):
+        S.SparseToDenseV2()(idx, (2, 2), vals, Tensor(np.zeros(2, np.float32)))
+    with pytest.raises(TypeError, match="SparseReorder.*int32 or int64"):
+        S.SparseReorder()(Tensor(np.array([[0.0, 1.0]], np.float32)), vals[:1], (2, 2))
+    with pytest.raises(ValueError, match="SparseSoftmax.*indices must have shape"):
+        S.SparseSoftmax()(idx, vals[:1], (2, 2))
+    with pytest.raises(ValueError, match="SparseFillEmptyRows.*outside the shape"):
+        S.SparseFillEmptyRows()(Tensor(np.array([[3, 0]], np.int64)), vals[:1], (2, 2),
+                                Tensor(np.float32(0)))

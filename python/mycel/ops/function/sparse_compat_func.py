@@ -90,6 +90,15 @@ def _check_coo(who, i_shape, v_shape, rank):
     return True
 
 
+def _check_default(who, default_value, dtype):
+    if len(default_value.shape) != 0:
+        raise ValueError(f"For '{who}', default_value must be a scalar, but got shape "
+                         f"{tuple(default_value.shape)}.")
+    if default_value.dtype != dtype:
+        raise TypeError(f"For '{who}', default_value must have values' dtype {dtype}, but got "
+                        f"{default_value.dtype}.")
+
+
 def _coo_in(who, indices, values, shape):
     """(int64 indices checked to lie in shape, values, shape tuple)."""
     indices, values = as_tensor(indices), as_tensor(values)
@@ -351,10 +360,7 @@ def sparse_to_dense_v2(indices, output_shape, values, default_value, validate_in
     if idx.shape[1] != len(shape):
         raise ValueError(f"For '{who}', indices must have {len(shape)} columns (the output's "
                          f"rank), but got shape {tuple(indices.shape)}.")
-    if len(default_value.shape) != 0 or default_value.dtype != values.dtype:
-        raise ValueError(f"For '{who}', default_value must be a scalar of values' dtype "
-                         f"{values.dtype}, but got shape {tuple(default_value.shape)} and "
-                         f"{default_value.dtype}.")
+    _check_default(who, default_value, values.dtype)
     if len(values.shape) == 0:
         values = prim("BroadcastTo", shape=(n,))(values)
     elif tuple(values.shape) != (n,):
@@ -520,10 +526,7 @@ def sparse_fill_empty_rows(indices, values, dense_shape, default_value):
     who = "SparseFillEmptyRows"
     idx, values, shape = _coo_in(who, indices, values, dense_shape)
     default_value = as_tensor(default_value)
-    if len(default_value.shape) != 0 or default_value.dtype != values.dtype:
-        raise ValueError(f"For '{who}', default_value must be a scalar of values' dtype "
-                         f"{values.dtype}, but got shape {tuple(default_value.shape)} and "
-                         f"{default_value.dtype}.")
+    _check_default(who, default_value, values.dtype)
     m, n, rank = shape[0], values.shape[0], len(shape)
     rows = idx[:, 0]
     counts = prim("UnsortedSegmentSum")(prim("OnesLike")(rows), rows, m)
