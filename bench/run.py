@@ -1247,8 +1247,8 @@ def sparse_section():
         "sparse_bench.py", "sparse", "## Sparse products", "torch.sparse", "product",
         "float32, mycel and torch.sparse.mm in one process, one compute thread each, "
         "interleaved round by round; ms of process CPU time per call (median of rounds), "
-        "results read back as numpy arrays. mycel: ops.csr_mm / SparseTensorDenseMatmul "
-        "(unsorted COO) through the fused CSRMM op, and ms.grad of sum(csr_mm(A, B) * W) by "
+        "results read back as numpy arrays. mycel: ops.csr_mm through the fused CSRMM op / "
+        "SparseTensorDenseMatmul (unsorted COO) through the fused COOMM op, and ms.grad of sum(csr_mm(A, B) * W) by "
         "the values and B; PyTorch: torch.sparse.mm of a CSR tensor / of a COO tensor made in "
         "the call from the same unsorted indices, and the same gradient through a COO tensor.")
 

@@ -5,7 +5,7 @@ intra-op threads set to 1), interleaved: each round times mycel then PyTorch on 
 operands, and the result is the median over rounds of the process CPU time per call (the
 machine may be shared), with the range of the rounds' own ratios as the noise. A call includes
 reading the result back as a numpy array. mycel: ops.csr_mm of a CSRTensor (the fused CSRMM op),
-SparseTensorDenseMatmul of unsorted COO indices (sorted into CSR form, then CSRMM) and the
+SparseTensorDenseMatmul of unsorted COO indices (the fused COOMM op, one pass) and the
 gradient of sum(csr_mm(A, B) * W) by the values and B; PyTorch: torch.sparse.mm of a CSR tensor,
 of a COO tensor made in the call from the same unsorted indices and values (as
 SparseTensorDenseMatmul gets them), and the same gradient through torch.sparse.mm of a COO

@@ -1,7 +1,8 @@
-"""CSRMM's CUDA kernel (kernels/cuda/linalg_kernels.cu) from Python: ops.csr_mm and
-SparseTensorDenseMatmul on the GPU against numpy, their gradients against the CPU's, and a bad
-column index raised (as an IndexError naming CSRMM) when the host next waits for the device.
-(tests/cpp/cuda/test_cuda_vs_cpu.cc runs every CSRMM kernel case against the CPU reference.)"""
+"""CSRMM's and COOMM's CUDA kernels (kernels/cuda/linalg_kernels.cu) from Python: ops.csr_mm and
+SparseTensorDenseMatmul (COOMM) on the GPU against numpy, their gradients against the CPU's, and
+a bad index raised (as an IndexError naming the op) when the host next waits for the device.
+(tests/cpp/cuda/test_cuda_vs_cpu.cc runs every CSRMM and COOMM kernel case against the CPU
+reference.)"""
 import numpy as np
 import pytest
 
@@ -61,4 +62,35 @@ def test_bad_column_is_raised_when_the_host_reads():
                   Tensor(np.ones(2, np.float32)), (2, 4))
     y = ops.csr_mm(a, Tensor(np.ones((4, 3), np.float32)))
     with pytest.raises(IndexError, match="'CSRMM'.*index 5"):
+        y.asnumpy()
+
+
+def test_coo_gradients_and_transposes_match_the_cpu():
+    rng = np.random.default_rng(7)
+    idx = np.stack([rng.integers(0, 20, 40), rng.integers(0, 15, 40)], 1).astype(np.int64)
+    vals = rng.standard_normal(40)
+    b = rng.standard_normal((20, 9))
+    w = rng.standard_normal((15, 9))
+
+    def run():
+        net = ops.SparseTensorDenseMatmul(adjoint_st=True)
+
+        def loss(v, x):
+            return (net(Tensor(idx), v, (20, 15), x) * Tensor(w)).sum()
+        out = net(Tensor(idx), Tensor(vals), (20, 15), Tensor(b)).asnumpy()
+        return [out] + [g.asnumpy() for g in ms.grad(loss, (0, 1))(Tensor(vals), Tensor(b))]
+
+    cpu = run()
+    ms.set_context(device_target="GPU")
+    gpu = run()
+    for g, c in zip(gpu, cpu):
+        np.testing.assert_allclose(g, c, rtol=1e-12, atol=1e-12)
+
+
+def test_bad_coo_row_is_raised_when_the_host_reads():
+    ms.set_context(device_target="GPU")
+    y = ops.SparseTensorDenseMatmul()(Tensor(np.array([[0, 1], [9, 0]], np.int64)),
+                                      Tensor(np.ones(2, np.float32)), (2, 4),
+                                      Tensor(np.ones((4, 3), np.float32)))
+    with pytest.raises(IndexError, match="'COOMM'.*index 9"):
         y.asnumpy()

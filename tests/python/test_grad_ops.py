@@ -583,6 +583,30 @@ def _csr_mm_torch(trans_a):
 row("CSRMM", _csr_mm(False), [N(5), N(4, 2)], torch=_csr_mm_torch(False))
 row("CSRMM/transpose_a", _csr_mm(True), [N(5), N(3, 2)], torch=_csr_mm_torch(True))
 
+# -- sparse x dense: COOMM (SparseTensorDenseMatmul: the same 5 entries unsorted, one repeated
+# position; values and dense differentiated)
+_COO_IDX = [[2, 3], [0, 0], [1, 1], [0, 2], [2, 3]]
+
+
+def _coo_mm(adjoint_st):
+    def fn(values, dense):
+        return ops.SparseTensorDenseMatmul(adjoint_st=adjoint_st)(
+            Tensor(np.array(_COO_IDX, np.int64)), values, (3, 4), dense)
+    return fn
+
+
+def _coo_mm_torch(adjoint_st):
+    def fn(values, dense):
+        idx = torch.tensor(_COO_IDX).T
+        a = torch.zeros(3, 4, dtype=values.dtype).index_put((idx[0], idx[1]), values,
+                                                            accumulate=True)
+        return (a.T if adjoint_st else a) @ dense
+    return fn
+
+
+row("COOMM", _coo_mm(False), [N(5), N(4, 2)], torch=_coo_mm_torch(False))
+row("COOMM/transpose_a", _coo_mm(True), [N(5), N(3, 2)], torch=_coo_mm_torch(True))
+
 # -- state updates (optim.def) that write a computed tensor: the written tensor reads as the
 # update from then on, so the value's gradient flows through the write (Assign: the
 # variable's old value gets none; AssignAdd: as Add). The value is broadcast; more cases,

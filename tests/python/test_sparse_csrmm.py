@@ -200,3 +200,50 @@ def test_sparse_tensor_dense_matmul_gradients_both_paths(mode, cols):
      ).sum().backward()
     np.testing.assert_allclose(gv.asnumpy(), tv.grad.numpy(), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(gd.asnumpy(), td.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_vmap_of_csr_mm_matches_a_loop(mode, dtype):
+    """ms.vmap over ops.csr_mm and SparseTensorDenseMatmul: only the dense operand batched
+    (CSRMM/COOMM's rule folds the batch into the columns), values and dense batched, and every
+    part batched (float16: the composition, whose run-time index checks then see a batched
+    condition), against a Python loop."""
+    ptr = np.array([0, 2, 3, 5], np.int64)
+    ind = np.array([0, 2, 1, 0, 2], np.int64)
+    coo = np.array([[0, 0], [0, 2], [1, 1], [2, 0], [2, 2]], np.int64)
+    vals = RNG.standard_normal((4, 5)).astype(dtype)
+    dense = RNG.standard_normal((4, 3, 2)).astype(dtype)
+    tol = 1e-5 if dtype == np.float32 else 2e-2
+
+    def csr(p, i, v, d):
+        return ops.csr_mm(CSRTensor(p, i, v, (3, 3)), d)
+
+    def coo_mm(i, v, d):
+        return ops.SparseTensorDenseMatmul()(i, v, (3, 3), d)
+
+    cases = [
+        (csr, (None, None, None, 0), (ptr, ind, vals[0], dense)),
+        (csr, (None, None, 0, 0), (ptr, ind, vals, dense)),
+        (csr, (0, 0, 0, 0), (np.stack([ptr] * 4), np.stack([ind] * 4), vals, dense)),
+        (coo_mm, (None, None, 0), (coo, vals[0], dense)),
+        (coo_mm, (None, 0, 0), (coo, vals, dense)),
+    ]
+    for fn, axes, args in cases:
+        got = ms.vmap(fn, in_axes=axes)(*(Tensor(a) for a in args))
+        want = np.stack([fn(*(Tensor(a[b] if ax == 0 else a) for a, ax in zip(args, axes)))
+                         .asnumpy() for b in range(4)])
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=tol, atol=tol)
+
+
+def test_vmap_of_a_bad_index_raises(mode):
+    """A check under vmap raises when any example's index is bad (here the second)."""
+    ptr = np.stack([np.array([0, 2, 3, 5], np.int64)] * 2)
+    ind = np.stack([np.array([0, 2, 1, 0, 2], np.int64), np.array([0, 2, 1, 0, 7], np.int64)])
+    vals = Tensor(np.ones((2, 5), np.float16))
+    dense = Tensor(np.ones((2, 3, 2), np.float16))
+
+    def fn(p, i, v, d):
+        return ops.csr_mm(CSRTensor(p, i, v, (3, 3)), d)
+
+    with pytest.raises(ValueError, match="csr_mm.*column index"):
+        ms.vmap(fn)(Tensor(ptr), Tensor(ind), vals, dense).asnumpy()

@@ -372,3 +372,34 @@ def test_batched_update_of_a_batched_parameter(mode):
         run(mode, ms.vmap(update, in_axes=(axis, 0)), p, Tensor(x))
         want = np.stack([row * 2 + xi + xi for row, xi in zip(per, x)])
         np.testing.assert_allclose(p.asnumpy(), want if axis == 0 else want.T)
+
+
+def test_a_check_with_a_batched_condition_raises_when_any_example_fails(mode):
+    """An `if` one branch of which only raises (a run-time check) runs once on the condition
+    reduced over the batch: no error when every example passes, the error when one fails; a
+    branch with another effect (print) is still refused."""
+    def checked(x):
+        if (x < 0).any():
+            raise ValueError("a negative entry")
+        return x * 2
+
+    def else_raises(x):
+        if (x >= 0).all():
+            return x + 1
+        raise ValueError("a negative entry")
+
+    good = np.arange(6.0).reshape(3, 2)
+    for fn, want in ((checked, good * 2), (else_raises, good + 1)):
+        np.testing.assert_array_equal(ms.vmap(fn)(Tensor(good)).asnumpy(), want)
+        bad = good.copy()
+        bad[2, 1] = -1
+        with pytest.raises(ValueError, match="a negative entry"):
+            ms.vmap(fn)(Tensor(bad)).asnumpy()
+
+    def prints(x):
+        if (x < 0).any():
+            print("negative")
+        return x
+
+    with pytest.raises(ValueError, match="may not have effects"):
+        ms.vmap(prints)(Tensor(good))

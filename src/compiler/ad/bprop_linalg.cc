@@ -91,4 +91,23 @@ Grads bprop_csrmm(BpropArgs& a) {
   return {nullptr, nullptr, dval, dd};
 }
 
+// COOMM (rows, cols, values, dense; dense_shape [M, K]): entry j is values[j] at (row_j, col_j),
+//   out = A D:    dD = A^T dout           dvalues[j] = dout[row_j, :] . D[col_j, :]
+//   out = A^T D:  dD = A dout             dvalues[j] = dout[col_j, :] . D[row_j, :]
+// (dD is COOMM itself with transpose_a flipped). No cotangents for the indices.
+Grads bprop_coomm(BpropArgs& a) {
+  IrBuilder& b = a.b;
+  Node *rows = a.in[0], *cols = a.in[1], *val = a.in[2], *d = a.in[3], *dy = a.dout;
+  const bool ta = a.attrs.get_bool("transpose_a");
+  Attrs t = a.attrs;
+  t.set("transpose_a", !ta);
+  Node* dd = b.prim(OpId::COOMM, {rows, cols, val, dy}, t);
+  Attrs g;
+  g.set("axis", int64_t{0});
+  Node* at_out = b.prim(OpId::Gather, {dy, ta ? cols : rows}, g);
+  Node* at_d = b.prim(OpId::Gather, {d, ta ? rows : cols}, g);
+  Node* dval = b.reduce_sum(b.mul(at_out, at_d), {1}, false);
+  return {nullptr, nullptr, dval, dd};
+}
+
 }  // namespace mycel::ir

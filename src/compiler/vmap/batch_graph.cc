@@ -149,6 +149,25 @@ bool has_effects(Module& m, FuncGraph* g) {
   return false;
 }
 
+// Whether g's only effects are raises (the failing branch of a check): no other effect, and a
+// raise somewhere.
+bool only_raises(Module& m, FuncGraph* g) {
+  bool raises = false;
+  for (FuncGraph* h : m.reachable_graphs(g))
+    for (CNode* c : m.toposort(h)) {
+      const Value* v = const_value(c->callee());
+      if (!v) continue;
+      if (v->is(ValueKind::Builtin) && v->as_builtin() == Builtin::Raise) {
+        raises = true;
+        continue;
+      }
+      if (v->is(ValueKind::Prim) && (v->as_prim().op->flags & kEffectFlags)) return false;
+      if (v->is(ValueKind::Builtin) && (builtin_def(v->as_builtin()).flags & B_EFFECT))
+        return false;
+    }
+  return raises;
+}
+
 }  // namespace
 
 class GraphBatcher {
@@ -426,7 +445,16 @@ class GraphBatcher {
       ra = bt_.batch(a, both);
       rb = bt_.batch(b, both);
     }
-    if (c.d.any()) {
+    Node* cond = c.n;
+    const bool check_a = c.d.any() && only_raises(m_, a) && !has_effects(m_, b);
+    const bool check_b = c.d.any() && !check_a && only_raises(m_, b) && !has_effects(m_, a);
+    if (check_a || check_b) {
+      // A check (one branch only raises, the other has no effects): it raises when any
+      // example's check fails, else every example takes the other branch; so the condition
+      // is reduced over the batch (any for a raising true branch, all for a raising false
+      // one) and the switch runs once, both branches batched alike.
+      cond = reduced_condition(n, c.n, check_a);
+    } else if (c.d.any()) {
       if (loops(a) || loops(b))
         fail(n,
              "a loop whose condition depends on the batched inputs is not supported; "
@@ -447,12 +475,22 @@ class GraphBatcher {
     BDims d = join(ra.out, rb.out);
     FuncGraph* ga = widened(ra, a, d);
     FuncGraph* gb = widened(rb, b, d);
-    CNode* s = m_.call_builtin(ng_, Builtin::Switch, {c.n, graph_ref(m_, ga), graph_ref(m_, gb)},
+    CNode* s = m_.call_builtin(ng_, Builtin::Switch, {cond, graph_ref(m_, ga), graph_ref(m_, gb)},
                                sw->span());
     s->callee()->set_abstract(Abstract::constant(Value::builtin(Builtin::Switch)));
     s->set_abstract(Abstract::func({FuncCandidate{Value::graph(ga), {}, nullptr},
                                     FuncCandidate{Value::graph(gb), {}, nullptr}}));
     set(n, emit_call(n, s, args, ra.params, d), d);
+  }
+
+  // The batched condition c ([B] bool) as one bool: whether any example's holds (any) or
+  // every example's (not any).
+  Node* reduced_condition(CNode* at, Node* c, bool any) {
+    IrBuilder b(m_, ng_, at->span());
+    Node* k = b.reduce_sum(b.cast(c, DType::Int32), {0}, false);
+    Node* t = any ? b.prim(OpId::Greater, {k, b.scalar_like(0.0, k)})
+                  : b.prim(OpId::Equal, {k, b.scalar_like(static_cast<double>(bt_.size_), k)});
+    return b.builtin(Builtin::TensorToScalar, {t}, Abstract::scalar(ValueKind::Bool));
   }
 
   // Whether running g may come back to a graph being batched (g is part of a loop).

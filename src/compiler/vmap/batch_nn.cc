@@ -192,6 +192,21 @@ Node* batch_dropout(BatchArgs& a) {
   return b.make_tuple({b.mul(a.in[0], b.tuple_get(d, 0)), b.broadcast_to(mask, full)});
 }
 
+// CSRMM / COOMM (three sparse parts, dense [R, N]): with only the dense operand batched, the
+// batch goes into its columns ([B, R, N] -> [R, B*N]), one product, and back out of the
+// output's. A batched sparse part runs per example (batch_loop): one block-diagonal product
+// would let a bad index of one example land unchecked in another example's block.
+Node* batch_sparse_mm(BatchArgs& a) {
+  if (a.is_batched(0) || a.is_batched(1) || a.is_batched(2)) return batch_loop(a);
+  IrBuilder& b = a.b;
+  const Shape s = IrBuilder::shape_of(a.in[3]);
+  if (s.size() != 3 || s[1] < 0 || s[2] < 0) return batch_loop(a);
+  Node* d = b.reshape(move_axis(b, a.in[3], 0, 1), {s[1], a.size * s[2]});
+  Node* y = a.call({a.in[0], a.in[1], a.in[2], d}, a.attrs);
+  const int64_t rows = IrBuilder::shape_of(y)[0];
+  return move_axis(b, b.reshape(y, {rows, a.size, s[2]}), 1, 0);
+}
+
 // FFTN: the batch axis is not transformed; every axis (normalised per example) shifts by one.
 Node* batch_fftn(BatchArgs& a) {
   Attrs at = a.attrs;

@@ -26,7 +26,10 @@
 //     recursive graph, i.e. a loop, is batched with all its tensor parameters and its result
 //     batched, so its calls agree); an `if` whose condition is batched (a tensor condition
 //     computed from batched values) runs both branches and selects per example with Select
-//     (its branches may not have effects or loop on that condition: an error names the line);
+//     (its branches may not have effects or loop on that condition: an error names the line),
+//     except a check, one branch of which only raises and the other has no effects: it runs
+//     once on the condition reduced over the batch, raising when any example's check fails
+//     (the run-time index checks of composed ops, e.g. sparse_func.py's _raise_if);
 //   - the result's batch goes to out_axes (an unbatched result is broadcast; out_axes None
 //     on a batched result is a ValueError).
 // The pipeline then optimises again, so the moves and broadcasts fold where they cancel.

@@ -8,6 +8,13 @@
 // the N dense columns (AVX-512 / AVX2 / baseline clones, picked at load time). With
 // transpose_a, A^T is built first in CSR form (a counting sort of the entries by column,
 // O(nnz + K), serial), and the same row loop runs on it: no two threads write one output row.
+//
+// cpu_coomm: COOMM's CPU kernel, out = op(A) @ dense for the COO matrix A (rows, cols, values in
+// any order). Both index arrays are checked first (a ValueError naming the op). On one thread
+// (or a product too small to split) each entry adds values[j] * dense[src_j, :] straight into
+// out[dst_j, :] (dst/src: row/col, swapped with transpose_a): one pass over the entries, no
+// copy. Otherwise the entries are grouped by output row with a counting sort (O(nnz + rows),
+// serial) into CSR form and CSRMM's row-parallel loop runs on it.
 #include <algorithm>
 #include <vector>
 
@@ -113,6 +120,83 @@ void cpu_csrmm(const KernelContext& ctx) {
           }
           rows_times_dense(tptr.data(), trow.data(), tval.data(), dense.data<T>(), out.data<T>(), k,
                            n);
+        } else {
+          MC_CHECK(false, Type, "For '", ctx.op.name, "', values must be float32 or float64.");
+        }
+      });
+    });
+  });
+}
+
+namespace {
+
+template <class I>
+void check_coo(const KernelContext& ctx, const char* name, const I* idx, int64_t nnz,
+               int64_t bound) {
+  for (int64_t j = 0; j < nnz; ++j)
+    MC_CHECK(idx[j] >= 0 && static_cast<int64_t>(idx[j]) < bound, Value, "For '", ctx.op.name,
+             "', every ", name, " index must lie in [0, ", bound, "), but ", name, "[", j,
+             "] = ", static_cast<int64_t>(idx[j]), ".");
+}
+
+// out [out_rows, n] = sum over entries j of val[j] * d[src[j], :] added at row dst[j].
+template <class T, class D, class S>
+void coo_times_dense(const D* dst, const S* src, const T* val, const T* d, T* out, int64_t out_rows,
+                     int64_t nnz, int64_t n) {
+  if (num_threads() == 1 || in_parallel_region() || nnz * n < kSerialWork) {
+    std::fill(out, out + out_rows * n, T(0));
+    for (int64_t j = 0; j < nnz; ++j)
+      axpy(out + static_cast<int64_t>(dst[j]) * n, val[j], d + static_cast<int64_t>(src[j]) * n, n);
+    return;
+  }
+  // Grouped by output row (stable: entry order within a row), then the row-parallel loop.
+  std::vector<int64_t> ptr(static_cast<size_t>(out_rows + 1), 0), col(static_cast<size_t>(nnz));
+  std::vector<T> v(static_cast<size_t>(nnz));
+  for (int64_t j = 0; j < nnz; ++j) ++ptr[static_cast<size_t>(dst[j]) + 1];
+  for (int64_t r = 0; r < out_rows; ++r)
+    ptr[static_cast<size_t>(r + 1)] += ptr[static_cast<size_t>(r)];
+  std::vector<int64_t> fill(ptr.begin(), ptr.end() - 1);
+  for (int64_t j = 0; j < nnz; ++j) {
+    const int64_t at = fill[static_cast<size_t>(dst[j])]++;
+    col[static_cast<size_t>(at)] = static_cast<int64_t>(src[j]);
+    v[static_cast<size_t>(at)] = val[j];
+  }
+  rows_times_dense(ptr.data(), col.data(), v.data(), d, out, out_rows, n);
+}
+
+}  // namespace
+
+void cpu_coomm(const KernelContext& ctx) {
+  const Tensor& row_t = ctx.in[0];
+  const Tensor& col_t = ctx.in[1];
+  const Tensor& val_t = ctx.in[2];
+  const Tensor& dense = ctx.in[3];
+  const Tensor& out = ctx.out[0];
+  const std::vector<int64_t>& ds = ctx.attrs.get_ints("dense_shape");
+  const bool ta = ctx.attrs.get_bool("transpose_a");
+  const int64_t m = ds[0], k = ds[1], nnz = val_t.numel(), n = dense.dim(1);
+  MC_CHECK(row_t.numel() == nnz && col_t.numel() == nnz && dense.dim(0) == (ta ? m : k), Value,
+           "For '", ctx.op.name, "', got rows of shape ", row_t.shape(), ", cols ", col_t.shape(),
+           ", values ", val_t.shape(), " and dense ", dense.shape(), " for the sparse shape [", m,
+           ", ", k, "].");
+  auto with_index = [&](const Tensor& t, auto fn) {
+    if (t.dtype() == DType::Int32)
+      fn(t.data<int32_t>());
+    else
+      fn(t.data<int64_t>());
+  };
+  with_index(row_t, [&](const auto* row) {
+    with_index(col_t, [&](const auto* col) {
+      check_coo(ctx, "row", row, nnz, m);
+      check_coo(ctx, "column", col, nnz, k);
+      dispatch_float(out.dtype(), ctx.op.name, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+          const T* val = val_t.data<T>();
+          if (ta)
+            coo_times_dense(col, row, val, dense.data<T>(), out.data<T>(), k, nnz, n);
+          else
+            coo_times_dense(row, col, val, dense.data<T>(), out.data<T>(), m, nnz, n);
         } else {
           MC_CHECK(false, Type, "For '", ctx.op.name, "', values must be float32 or float64.");
         }

@@ -336,4 +336,32 @@ void cuda_csrmm(const KernelContext& ctx) {
   MC_CUDA_LAUNCH_CHECK();
 }
 
+// COOMM: linalg_kernels.h's launch_coomm into the zeroed output (the transposed product swaps
+// the roles of rows and cols). Bad indices are found on the device and raised later as an
+// IndexError (array_index.h), where the CPU kernel raises a ValueError at once.
+void cuda_coomm(const KernelContext& ctx) {
+  const Tensor &row = ctx.in[0], &col = ctx.in[1], &val = ctx.in[2], &d = ctx.in[3];
+  const Tensor& out = ctx.out[0];
+  const std::vector<int64_t>& ds = ctx.attrs.get_ints("dense_shape");
+  const bool ta = ctx.attrs.get_bool("transpose_a");
+  const int64_t m = ds[0], k = ds[1], n = d.dim(1);
+  MC_CHECK(row.numel() == val.numel() && col.numel() == val.numel() && d.dim(0) == (ta ? m : k),
+           Value, "For '", ctx.op.name, "', got rows of shape ", row.shape(), ", cols ",
+           col.shape(), ", values ", val.shape(), " and dense ", d.shape(),
+           " for the sparse shape [", m, ", ", k, "].");
+  const int dev = ctx.device.index;
+  cudaStream_t s = stream(dev);
+  if (out.numel() == 0) return;
+  MC_CUDA_CHECK(
+      cudaMemsetAsync(out.raw_data(), 0, static_cast<size_t>(out.numel()) * out.itemsize(), s));
+  if (val.numel() == 0) return;
+  int64_t* err = checked_error_word(dev);
+  const Tensor& dst = ta ? col : row;
+  const Tensor& src = ta ? row : col;
+  launch_coomm(code(out.dtype()), dst.raw_data(), dst.dtype() == DType::Int64, src.raw_data(),
+               src.dtype() == DType::Int64, val.raw_data(), d.raw_data(), out.raw_data(),
+               ta ? k : m, ta ? m : k, n, val.numel(), err, static_cast<int>(ctx.op.id), s);
+  MC_CUDA_LAUNCH_CHECK();
+}
+
 }  // namespace mycel::cuda

@@ -89,6 +89,22 @@ __global__ void csrmm_kernel(const P* ptr, const I* col, const T* val, const T* 
   }
 }
 
+// One thread per (entry j, column c): out[dst[j], c] += val[j] * d[src[j], c].
+template <class T, class D, class S>
+__global__ void coomm_kernel(const D* dst, const S* src, const T* val, const T* d, T* out,
+                             int64_t dst_bound, int64_t src_bound, int64_t n, int64_t total,
+                             int64_t* err, int op) {
+  MC_CUDA_KERNEL_LOOP(idx, total) {
+    const int64_t j = idx / n, c = idx % n;
+    const int64_t r = static_cast<int64_t>(dst[j]), q = static_cast<int64_t>(src[j]);
+    if (r < 0 || r >= dst_bound || q < 0 || q >= src_bound) {
+      if (c == 0) flag_csr(err, op, r < 0 || r >= dst_bound ? r : q);
+      continue;
+    }
+    atomicAdd(out + r * n + c, val[j] * d[q * n + c]);
+  }
+}
+
 }  // namespace
 
 void launch_csrmm(int code, const void* ptr, bool ptr64, const void* col, bool col64,
@@ -121,6 +137,37 @@ void launch_csrmm(int code, const void* ptr, bool ptr64, const void* col, bool c
     with_ptr(double{});
   else if (code == kFloat32)
     with_ptr(float{});
+}
+
+void launch_coomm(int code, const void* dst, bool dst64, const void* src, bool src64,
+                  const void* val, const void* d, void* out, int64_t dst_bound, int64_t src_bound,
+                  int64_t n, int64_t nnz, int64_t* err, int op, cudaStream_t stream) {
+  const int64_t total = nnz * n;
+  if (total == 0) return;
+  auto go = [&](auto t, auto di, auto si) {
+    using T = decltype(t);
+    using D = decltype(di);
+    using S = decltype(si);
+    coomm_kernel<T, D, S><<<grid_for(total), 256, 0, stream>>>(
+        static_cast<const D*>(dst), static_cast<const S*>(src), static_cast<const T*>(val),
+        static_cast<const T*>(d), static_cast<T*>(out), dst_bound, src_bound, n, total, err, op);
+  };
+  auto with_src = [&](auto t, auto di) {
+    if (src64)
+      go(t, di, int64_t{});
+    else
+      go(t, di, int32_t{});
+  };
+  auto with_dst = [&](auto t) {
+    if (dst64)
+      with_src(t, int64_t{});
+    else
+      with_src(t, int32_t{});
+  };
+  if (code == kFloat64)
+    with_dst(double{});
+  else if (code == kFloat32)
+    with_dst(float{});
 }
 
 void launch_matmul_naive(int code, const void* A, const void* B, void* Y, int64_t batches,

@@ -32,4 +32,13 @@ void launch_csrmm(int code, const void* ptr, bool ptr64, const void* col, bool c
                   const void* val, const void* d, void* out, int64_t rows, int64_t k, int64_t n,
                   int64_t nnz, bool transpose, int64_t* err, int op, cudaStream_t stream);
 
+// COOMM (float32/float64 codes): out [out_rows, n], zeroed by the caller, gets val[j] *
+// d[src[j], :] added to row dst[j] for every entry j (one thread per entry and column,
+// atomicAdd: the order of the sums varies). An index outside [0, dst_bound) / [0, src_bound)
+// is recorded in err (array_index.h: raised later as an IndexError naming op) and its entry
+// skipped. dst64/src64: int64 arrays, else int32.
+void launch_coomm(int code, const void* dst, bool dst64, const void* src, bool src64,
+                  const void* val, const void* d, void* out, int64_t dst_bound, int64_t src_bound,
+                  int64_t n, int64_t nnz, int64_t* err, int op, cudaStream_t stream);
+
 }  // namespace mycel::cuda

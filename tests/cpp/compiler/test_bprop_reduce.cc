@@ -136,6 +136,20 @@ std::vector<Case> linalg_cases() {
                 {fixed(ints(DType::Int64, {2}, {0, 2})), fixed(ints(DType::Int64, {2}, {2, 0})),
                  f64({2}), f64({3, 2})},
                 one_row));
+  // COOMM of 5 unsorted entries of a 4 x 3 matrix (one position twice, a row empty), int32 and
+  // int64 indices, both transposes.
+  for (DType it : {DType::Int32, DType::Int64}) {
+    for (bool ta : {false, true}) {
+      Attrs a;
+      a.set("dense_shape", std::vector<int64_t>{4, 3});
+      a.set("transpose_a", ta);
+      Tensor rows = ints(it, {5}, {3, 0, 2, 0, 3});
+      Tensor cols = ints(it, {5}, {1, 2, 0, 2, 0});
+      c.push_back(
+          C(std::string("COOMM_") + (it == DType::Int32 ? "i32" : "i64") + (ta ? "_ta" : ""),
+            OpId::COOMM, {fixed(rows), fixed(cols), f64({5}), f64({ta ? 4 : 3, 2})}, a));
+    }
+  }
   return c;
 }
 

@@ -230,6 +230,44 @@ KernelCase csrmm(int64_t m, int64_t k, int64_t n, int64_t per_row, DType t, DTyp
   return c;
 }
 
+// COOMM of `nnz` random entries of an [m, k] matrix (unsorted, some positions repeated), int32
+// or int64 rows and cols (ri, ci), with a random dense operand of n columns.
+KernelCase coomm(int64_t m, int64_t k, int64_t n, int64_t nnz, DType t, DType ri, DType ci, bool ta,
+                 std::string label = "") {
+  KernelCase c;
+  c.op = "COOMM";
+  c.attrs = A({{"dense_shape", ints({m, k})}, {"transpose_a", ta}});
+  const bool single = t == DType::Float32;
+  c.rtol = single ? 1e-4 : 1e-10;
+  c.atol = single ? 1e-4 : 1e-10;
+  c.make_inputs = [=] {
+    uint64_t state = 0x2545f4914f6cdd1dull ^ static_cast<uint64_t>(m * 131 + k * 7 + n + nnz);
+    auto next = [&state](int64_t bound) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      return bound <= 0 ? int64_t{0}
+                        : static_cast<int64_t>((state >> 33) % static_cast<uint64_t>(bound));
+    };
+    Tensor tr = Tensor::empty({nnz}, ri), tc = Tensor::empty({nnz}, ci);
+    auto put = [](Tensor& x, int64_t j, int64_t v) {
+      if (x.dtype() == DType::Int32)
+        x.data<int32_t>()[j] = static_cast<int32_t>(v);
+      else
+        x.data<int64_t>()[j] = v;
+    };
+    for (int64_t j = 0; j < nnz; ++j) {
+      put(tr, j, next(m));
+      put(tc, j, next(k));
+    }
+    return std::vector<Tensor>{tr, tc, make_input(spec({nnz}, t), 11),
+                               make_input(spec({ta ? m : k, n}, t), 12)};
+  };
+  c.label = std::to_string(m) + "x" + std::to_string(k) + " (" + std::to_string(nnz) +
+            " entries) @ " + std::to_string(n) + " cols " + std::string(dtype_name(t)) + " " +
+            std::string(dtype_name(ri)) + "/" + std::string(dtype_name(ci)) + (ta ? " ta" : "") +
+            (label.empty() ? "" : " " + label);
+  return c;
+}
+
 void add_eig_csrmm(std::vector<KernelCase>& v) {
   for (DType t : {DType::Float32, DType::Float64, DType::Complex64, DType::Complex128}) {
     for (int64_t n : {1, 2, 3, 5, 6}) {
@@ -258,6 +296,16 @@ void add_eig_csrmm(std::vector<KernelCase>& v) {
     v.push_back(csrmm(0, 4, 3, 2, t, DType::Int64, false, "M = 0"));
     v.push_back(csrmm(5, 0, 3, 2, t, DType::Int64, true, "K = 0"));
     v.push_back(csrmm(5, 4, 0, 2, t, DType::Int32, false, "N = 0"));
+    for (bool ta : {false, true}) {
+      v.push_back(coomm(7, 5, 3, 12, t, DType::Int32, DType::Int64, ta));
+      v.push_back(coomm(6, 9, 4, 30, t, DType::Int64, DType::Int32, ta, "repeats"));
+      // past kSerialWork (nnz * N >= 2^20): the counting sort and the row-parallel loop
+      v.push_back(coomm(300, 200, 64, 17000, t, DType::Int64, DType::Int64, ta, "threaded"));
+    }
+    v.push_back(coomm(0, 4, 3, 0, t, DType::Int64, DType::Int64, false, "M = 0"));
+    v.push_back(coomm(5, 0, 3, 0, t, DType::Int64, DType::Int64, true, "K = 0"));
+    v.push_back(coomm(5, 4, 0, 6, t, DType::Int32, DType::Int32, false, "N = 0"));
+    v.push_back(coomm(5, 4, 3, 0, t, DType::Int32, DType::Int32, true, "no entries"));
   }
 }
 

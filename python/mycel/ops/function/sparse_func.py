@@ -15,14 +15,13 @@ How the pieces work:
   mark the first value of each run of equal keys, number the runs with a CumSum and add each
   run's values with UnsortedSegmentSum over a static bound (the number of values); the run
   count is known only when it runs, so MaskedSelect (a dynamic-size op) takes the result.
-- A sparse-times-dense product of float32/float64 values (csr_mm, csr_mv, CSRTensor.mm,
-  SparseTensorDenseMatmul; for unsorted COO entries and a dense operand of up to 128
-  columns, the dense rows gathered at the entries' columns and CSRMM with transpose_a over
-  one entry per row, which adds each into its destination row; wider, a stable Sort of the
-  rows into CSR form first) is the table's fused CSRMM op (kernels/cpu/csrmm.cc: rows in parallel), which checks indptr and indices
-  itself (a ValueError naming CSRMM); other dtypes, and a number of values known only when it
-  runs, gather the dense rows at the stored columns, scale them by the values and add them
-  into the output rows (UnsortedSegmentSum).
+- A sparse-times-dense product of float32/float64 values (csr_mm, csr_mv, CSRTensor.mm) is
+  the table's fused CSRMM op (kernels/cpu/csrmm.cc: rows in parallel), which checks indptr
+  and indices itself (a ValueError naming CSRMM); SparseTensorDenseMatmul's unsorted COO
+  entries go to the fused COOMM op (the same file: one pass over the entries, no sorted copy;
+  it checks the rows and columns, a ValueError naming COOMM); other dtypes, and a CSR matrix
+  whose number of values is known only when it runs, gather the dense rows at the stored
+  columns, scale them by the values and add them into the output rows (UnsortedSegmentSum).
 
 Checks: indices outside the dense shape and an indptr that does not rise from 0 to the
 number of values are a ValueError when the call runs (both modes); wrong kinds, dtypes and
@@ -478,6 +477,13 @@ def _fused(v_shape, v_dtype, d_shape, d_dtype):
         len(d_shape) == 2 and v_shape[0] >= 0
 
 
+@constexpr
+def _coo_fused(v_dtype, d_shape, d_dtype):
+    """Whether a COO product runs as the table's COOMM: float32/float64 values and a 2-D dense
+    operand of one dtype (its gradient needs no static number of values)."""
+    return v_dtype == d_dtype and v_dtype in (_C.float32, _C.float64) and len(d_shape) == 2
+
+
 def _index32(x):
     """An int32/int64 index tensor as it is; int16 widened to int32 (CSRMM's index dtypes)."""
     return x if x.dtype in (_C.int32, _C.int64) else prim("Cast", dtype=_C.int32)(x)
@@ -646,30 +652,18 @@ def sparse_tensor_dense_matmul(indices, values, sparse_shape, dense, adjoint_st=
     indices, values = as_tensor(indices), as_tensor(values)
     shape = _sparse_shape(who, sparse_shape)
     _check_index_values(who, indices.shape, indices.dtype, values.shape, 2)
-    idx = _check_coo_indices(who, indices, shape)
     dense = as_tensor(dense)
-    if len(shape) == 2 and _fused(values.shape, values.dtype, dense.shape, dense.dtype):
-        if dense.shape[0 if adjoint_dt else 1] > 128:
-            # wide operands: to CSR by a stable sort of the rows (its cost does not grow with
-            # the columns, the gathered copy's would), then CSRMM
-            rows, order = prim("Sort", axis=0, descending=False)(idx[:, 0])
-            return csr_dense_mm(who, _indptr(rows, shape[0], _C.int64),
-                                prim("Gather")(idx[:, 1], order, 0),
-                                prim("Gather")(values, order, 0), shape, dense,
-                                bool(adjoint_st), bool(adjoint_dt))
-        # Narrow operands, no sort: the dense rows gathered at the entries' sources, then
-        # CSRMM with transpose_a over a CSR matrix of one entry per row (indptr 0, 1, ..., nnz),
-        # whose columns are the entries' destinations: out[dst_j] += v_j * gathered[j]
-        # (the kernel groups the entries by destination with a counting sort).
-        m = _mm_plan(who, shape, dense.shape, values.dtype, dense.dtype, bool(adjoint_st),
-                     bool(adjoint_dt))
+    if len(shape) == 2 and _coo_fused(values.dtype, dense.shape, dense.dtype):
+        # One fused COOMM over the unsorted entries (kernels/cpu/csrmm.cc), which checks the
+        # indices itself (a ValueError naming COOMM).
+        _mm_plan(who, shape, dense.shape, values.dtype, dense.dtype, bool(adjoint_st),
+                 bool(adjoint_dt))
         if adjoint_dt:
             dense = prim("Transpose")(dense, (1, 0))
-        src, dst = (idx[:, 0], idx[:, 1]) if adjoint_st else (idx[:, 1], idx[:, 0])
-        nnz = values.shape[0]
-        picked = prim("Gather")(dense, src, 0)
-        return prim("CSRMM", dense_shape=(nnz, m), transpose_a=True)(
-            _arange(nnz + 1), dst, values, picked)
+        idx = _index32(indices)
+        return prim("COOMM", dense_shape=tuple(shape), transpose_a=bool(adjoint_st))(
+            idx[:, 0], idx[:, 1], values, dense)
+    idx = _check_coo_indices(who, indices, shape)
     return sparse_dense_mm(who, idx[:, 0], idx[:, 1], values, shape, dense, bool(adjoint_st),
                            bool(adjoint_dt), bool(adjoint_st), bool(adjoint_dt))
 

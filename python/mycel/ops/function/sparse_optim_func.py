@@ -214,3 +214,62 @@ def apply_adagrad_da(var, grad_accum, grad_sq_accum, grad, lr, l1, l2, global_st
     prim("Assign")(grad_accum, ga)
     prim("Assign")(grad_sq_accum, gsa)
     return out
+
+
+# TensorFlow-style sparse updates (SparseApplyMomentum, SparseApplyProximalGradientDescent,
+# SparseApplyAdagradDA, SparseApplyCenteredRMSProp): the formula on the rows in indices, with a
+# repeated row's gradients summed first (MindSpore's kernels apply a repeated row's gradients
+# one after another; the two agree when indices has no repeats). Scalars in var's dtype.
+def sparse_momentum(var, accum, lr, grad, indices, momentum, use_nesterov):
+    """accum = accum momentum + g; var -= lr accum (nesterov: lr g + lr momentum accum)."""
+    dt = var.dtype
+    lr, mo = scalar(lr, dt), scalar(momentum, dt)
+    g, mask = summed_grad(var, grad, indices)
+    accum_new = accum * mo + g
+    step = g * lr + accum_new * mo * lr if use_nesterov else accum_new * lr
+    out = prim("Assign")(var, _keep(mask, var - step, var))
+    prim("Assign")(accum, _keep(mask, accum_new, accum))
+    return out
+
+
+def sparse_proximal_gradient_descent(var, alpha, l1, l2, grad, indices):
+    """var = prox(var - alpha g) with rate alpha on the rows in indices."""
+    dt = var.dtype
+    alpha, l1, l2 = scalar(alpha, dt), scalar(l1, dt), scalar(l2, dt)
+    g, mask = summed_grad(var, grad, indices)
+    return prim("Assign")(var, _keep(mask, _prox(var - alpha * g, alpha, l1, l2, dt), var))
+
+
+def sparse_adagrad_da(var, grad_accum, grad_square_accum, grad, indices, lr, l1, l2,
+                      global_step):
+    """ApplyAdagradDA's update on the rows in indices."""
+    dt = var.dtype
+    lr, l1, l2 = scalar(lr, dt), scalar(l1, dt), scalar(l2, dt)
+    step = scalar(global_step, dt)
+    g, mask = summed_grad(var, grad, indices)
+    ga = grad_accum + g
+    gsa = grad_square_accum + g * g
+    shrunk = prim("Sign")(ga) * prim("Maximum")(prim("Abs")(ga) - l1 * step, 0.0)
+    tmp = prim("Select")(prim("BroadcastTo", shape=ga.shape)(prim("Greater")(l1, 0.0)), shrunk,
+                         ga)
+    var_new = -lr * tmp / (l2 * step * lr + _sqrt(gsa))
+    out = prim("Assign")(var, _keep(mask, var_new, var))
+    prim("Assign")(grad_accum, _keep(mask, ga, grad_accum))
+    prim("Assign")(grad_square_accum, _keep(mask, gsa, grad_square_accum))
+    return out
+
+
+def sparse_centered_rms_prop(var, mg, ms, mom, lr, rho, momentum, epsilon, grad, indices):
+    """ms = rho ms + (1 - rho) g^2, mg = rho mg + (1 - rho) g, mom = momentum mom + lr g /
+    sqrt(ms - mg^2 + epsilon), var -= mom, on the rows in indices."""
+    dt = var.dtype
+    lr, rho, mo, eps = scalar(lr, dt), scalar(rho, dt), scalar(momentum, dt), scalar(epsilon, dt)
+    g, mask = summed_grad(var, grad, indices)
+    ms_new = ms * rho + g * g * (1.0 - rho)
+    mg_new = mg * rho + g * (1.0 - rho)
+    mom_new = mom * mo + lr * g / _sqrt(ms_new - mg_new * mg_new + eps)
+    out = prim("Assign")(var, _keep(mask, var - mom_new, var))
+    prim("Assign")(mg, _keep(mask, mg_new, mg))
+    prim("Assign")(ms, _keep(mask, ms_new, ms))
+    prim("Assign")(mom, _keep(mask, mom_new, mom))
+    return out

@@ -347,3 +347,12 @@ from mycel.ops.operations.pool_compat_ops import (MaxPoolV1, AvgPoolV1,  # noqa:
                                                   ResizeNearestNeighborV2)
 __all__ += ["MaxPoolV1", "AvgPoolV1", "AdaptiveMaxPool3D", "FractionalMaxPoolWithFixedKsize",
             "InstanceNormV2", "SparseSoftmaxCrossEntropyWithLogitsV2", "ResizeNearestNeighborV2"]
+# TensorFlow-style sparse updates of MindSpore's nn_ops (compat_optim_ops.py) and
+# SparseTensorDenseAdd (sparse_compat_ops.py)
+from mycel.ops.operations.compat_optim_ops import (SparseApplyMomentum,  # noqa: E402,F401
+                                                   SparseApplyProximalGradientDescent,
+                                                   SparseApplyAdagradDA,
+                                                   SparseApplyCenteredRMSProp)
+from mycel.ops.operations.sparse_compat_ops import SparseTensorDenseAdd  # noqa: E402,F401
+__all__ += ["SparseApplyMomentum", "SparseApplyProximalGradientDescent", "SparseApplyAdagradDA",
+            "SparseApplyCenteredRMSProp", "SparseTensorDenseAdd"]

@@ -458,3 +458,6 @@ __all__ += ["MaxPoolGradV1", "AvgPoolGradV1", "FractionalMaxPoolGradWithFixedKsi
 from mycel.ops.primitive import make_primitive_class as _mpc  # noqa: E402
 MaxPoolGradGrad = _mpc("MaxPoolGradGrad")
 __all__ += ["MaxPoolGradGrad"]
+# SparseSliceGrad (sparse_compat_ops.py, beside SparseSlice)
+from mycel.ops.operations.sparse_compat_ops import SparseSliceGrad  # noqa: E402
+__all__ += ["SparseSliceGrad"]

@@ -325,3 +325,71 @@ class ApplyAdagradDA(_Composed):
 
 
 __all__ += ["ApplyAdagradDA"]
+
+
+# TensorFlow-style sparse updates of MindSpore's nn_ops (ops/function/sparse_optim_func.py).
+_F16_32_64 = (_C.float16, _C.float32, _C.float64)
+
+
+class _SparseTF(_Composed):
+    def __init__(self, use_locking=False):
+        self.use_locking = _check_bool(type(self).__name__, "use_locking", use_locking)
+        super().__init__(use_locking=use_locking)
+
+
+class SparseApplyMomentum(_SparseTF):
+    """SparseApplyMomentum(use_locking=False, use_nesterov=False)(var, accum, lr, grad,
+    indices, momentum) -> var: on the rows in indices, accum = accum * momentum + grad, var -=
+    lr * accum (Nesterov: lr * grad + lr * momentum * accum); var and accum in place (float16,
+    float32, float64; repeated rows' grads summed first)."""
+
+    def __init__(self, use_locking=False, use_nesterov=False):
+        super().__init__(use_locking)
+        self.use_nesterov = _check_bool("SparseApplyMomentum", "use_nesterov", use_nesterov)
+        self._attrs["use_nesterov"] = use_nesterov
+
+    def __call__(self, var, accum, lr, grad, indices, momentum):
+        _check_sparse("SparseApplyMomentum", (("var", var), ("accum", accum)), grad, indices,
+                      _F16_32_64)
+        return _so.sparse_momentum(var, accum, lr, grad, indices, momentum, self.use_nesterov)
+
+
+class SparseApplyProximalGradientDescent(_SparseTF):
+    """SparseApplyProximalGradientDescent(use_locking=False)(var, alpha, l1, l2, grad, indices)
+    -> var: ApplyProximalGradientDescent's step on the rows in indices, in place."""
+
+    def __call__(self, var, alpha, l1, l2, grad, indices):
+        _check_sparse("SparseApplyProximalGradientDescent", (("var", var),), grad, indices,
+                      _F16_32_64)
+        return _so.sparse_proximal_gradient_descent(var, alpha, l1, l2, grad, indices)
+
+
+class SparseApplyAdagradDA(_SparseTF):
+    """SparseApplyAdagradDA(use_locking=False)(var, grad_accum, grad_square_accum, grad,
+    indices, lr, l1, l2, global_step) -> var: ApplyAdagradDA's update on the rows in indices;
+    var and both accumulators in place."""
+
+    def __call__(self, var, grad_accum, grad_square_accum, grad, indices, lr, l1, l2,
+                 global_step):
+        _check_sparse("SparseApplyAdagradDA", (("var", var), ("grad_accum", grad_accum),
+                                               ("grad_square_accum", grad_square_accum)),
+                      grad, indices, _F16_32_64)
+        return _so.sparse_adagrad_da(var, grad_accum, grad_square_accum, grad, indices, lr, l1,
+                                     l2, global_step)
+
+
+class SparseApplyCenteredRMSProp(_SparseTF):
+    """SparseApplyCenteredRMSProp(use_locking=False)(var, mg, ms, mom, lr, rho, momentum,
+    epsilon, grad, indices) -> var: centered RMSProp on the rows in indices (ms and mg decay
+    by rho toward g^2 and g, mom = momentum * mom + lr * g / sqrt(ms - mg^2 + epsilon), var -=
+    mom); var, mg, ms, mom in place."""
+
+    def __call__(self, var, mg, ms, mom, lr, rho, momentum, epsilon, grad, indices):
+        _check_sparse("SparseApplyCenteredRMSProp", (("var", var), ("mg", mg), ("ms", ms),
+                                                     ("mom", mom)), grad, indices, _F16_32_64)
+        return _so.sparse_centered_rms_prop(var, mg, ms, mom, lr, rho, momentum, epsilon, grad,
+                                            indices)
+
+
+__all__ += ["SparseApplyMomentum", "SparseApplyProximalGradientDescent", "SparseApplyAdagradDA",
+            "SparseApplyCenteredRMSProp"]

@@ -74,3 +74,10 @@ from mycel.ops.operations.pool_compat_ops import (MaxPoolV1, AvgPoolV1,  # noqa:
                                                   SparseSoftmaxCrossEntropyWithLogitsV2)
 __all__ += ["MaxPoolV1", "AvgPoolV1", "AdaptiveMaxPool3D", "FractionalMaxPoolWithFixedKsize",
             "InstanceNormV2", "SparseSoftmaxCrossEntropyWithLogitsV2"]
+# TensorFlow-style sparse updates (compat_optim_ops.py)
+__all__ += ["SparseApplyMomentum", "SparseApplyProximalGradientDescent", "SparseApplyAdagradDA",
+            "SparseApplyCenteredRMSProp"]
+globals().update((_n, getattr(_P, _n)) for _n in ["SparseApplyMomentum",
+                                                   "SparseApplyProximalGradientDescent",
+                                                   "SparseApplyAdagradDA",
+                                                   "SparseApplyCenteredRMSProp"])

@@ -248,3 +248,8 @@ class DenseToSparseSetOperation(_SetOperation):
 
 
 __all__ += ["DenseToDenseSetOperation", "DenseToSparseSetOperation"]
+
+# The batched CSR sparse matrix, COO, segment and ragged primitives (sparse_compat_ops.py)
+from mycel.ops.operations import sparse_compat_ops as _sco  # noqa: E402
+from mycel.ops.operations.sparse_compat_ops import *  # noqa: E402,F401,F403
+__all__ += _sco.__all__
