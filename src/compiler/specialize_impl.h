@@ -278,7 +278,7 @@ class Specializer {
   void defer(Ctx* k, Ctx* prev);
   // Runs a driver's deferred iterations in order (each may defer the next).
   void run_queue(Ctx* driver);
-  // k's output is the call `o` of a context whose result is not known yet: k waits on it.
+  // k's output is a call of `target`, whose result is not known yet: k waits on it.
   void await_tail(Ctx* k, Ctx* target);
   // k's result is final (maybe none: it raises): give it to the contexts waiting on it.
   void settle(Ctx* k);
