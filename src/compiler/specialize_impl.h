@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -413,6 +414,19 @@ class Specializer {
 
 // Python semantics of a binary operator on two constant scalars.
 Value fold_scalar(Builtin op, const Value& x, const Value& y);
+
+// Helpers of the builtins' rules (specialize_builtins.cc), shared with the operators'
+// (specialize_operators.cc).
+bool is_scalar_abs(const AbsPtr& a);  // a bool, int or float scalar
+bool is_seq_abs(const AbsPtr& a);     // a tuple or a list
+// The function `name` of mycel.common.graph_methods (graph code for the methods of dicts,
+// lists and tuples, and the run-time `in`), or none when the module has no such function.
+std::optional<Value> graph_method(Host& host, Module& m, const std::string& name);
+// Struct values: an object whose class's metaclass sets __mycel_graph_struct__ (the field
+// names; the sparse tensors of common/sparse_tensor.py) is, in graph code, the tuple
+// (class, field values...) (frontend/py_value.cc converts such objects and back; the class's
+// _graph_new makes one in graph code). The class when `a` is such a tuple, else none.
+std::optional<Value> struct_class(Host& host, Module& m, const AbsPtr& a);
 
 // Where the error came from: appends the source excerpt once.
 std::string with_location(const std::string& msg, const SourceSpan& sp);
