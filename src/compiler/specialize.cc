@@ -1,6 +1,8 @@
 // The specialiser's engine: contexts, graph calls, unions after switches, recursion and
-// loops. Builtins: specialize_builtins.cc; prims: specialize_prims.cc; the program order of
-// effects: specialize_effects.cc; placeholders for graph values: specialize_placeholders.cc.
+// loops. Builtins: specialize_builtins.cc; Python's operators: specialize_operators.cc; prims:
+// specialize_prims.cc; the program order of effects: specialize_effects.cc; placeholders for
+// graph values: specialize_placeholders.cc; unrolled loops' deferred iterations:
+// specialize_unroll.cc.
 #include <algorithm>
 #include <optional>
 #include <unordered_set>
