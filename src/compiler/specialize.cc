@@ -738,15 +738,15 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
     for (size_t i = 0; i < args.size() && same; ++i) same = abs_equal(k->args[i], args[i]);
     if (!same) continue;
     if (k->stale) continue;
+    bool pinned = true;  // every context it captures from is live (downward closures)
+    for (const Ctx* p : k->pins) pinned = pinned && on_stack(p);
+    if (!pinned) continue;
     // A deferred iteration, or one waiting on one, has no result yet: only a call that can
     // wait reuses it.
     if (awaiting(k.get())) {
       if (!can_wait) continue;
       return k.get();
     }
-    bool pinned = true;  // every context it captures from is live (downward closures)
-    for (const Ctx* p : k->pins) pinned = pinned && on_stack(p);
-    if (!pinned) continue;
     if (k->active) {
       k->used_provisional = true;
       ++provisional_reads_;
