@@ -1,9 +1,12 @@
 // The specialiser's engine: contexts, graph calls, unions after switches, recursion and
-// loops. Builtins: specialize_builtins.cc; prims: specialize_prims.cc; the program order of
-// effects: specialize_effects.cc; placeholders for graph values: specialize_placeholders.cc.
+// loops. Builtins: specialize_builtins.cc; Python's operators: specialize_operators.cc; prims:
+// specialize_prims.cc; the program order of effects: specialize_effects.cc; placeholders for
+// graph values: specialize_placeholders.cc; unrolled loops' deferred iterations:
+// specialize_unroll.cc.
 #include <algorithm>
 #include <optional>
 #include <unordered_set>
+#include <utility>
 
 #include "base/error.h"
 #include "compiler/specialize_impl.h"
@@ -262,6 +265,8 @@ Node* Specializer::eval_cnode(CNode* n, Ctx* c) {
   for (auto& [k, v] : kw)
     if (is_bottom(v)) return bottom();
   try {
+    // The graph's output, evaluated by the context being specialised: a tail call.
+    tail_call_ = n == c->src->output() && !stack_.empty() && stack_.back() == c;
     return call(c, fn, std::move(args), std::move(kw), sp);
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::Internal) throw;
@@ -271,6 +276,7 @@ Node* Specializer::eval_cnode(CNode* n, Ctx* c) {
 
 Node* Specializer::call(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes kw,
                         const SourceSpan& sp) {
+  const bool tail = std::exchange(tail_call_, false);
   for (Node* a : args)
     if (is_bottom(a)) return bottom();
   const AbsPtr& fa = fn->abstract();
@@ -356,7 +362,7 @@ Node* Specializer::call(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes kw,
     switch (cand.fn.kind()) {
       case ValueKind::Graph:
         return call_graph(c, cand.fn.as_graph(), static_cast<Ctx*>(const_cast<void*>(cand.context)),
-                          std::move(all), std::move(kw), sp);
+                          std::move(all), std::move(kw), sp, tail);
       case ValueKind::Prim:
         return prim_call(c, cand.fn.as_prim(), std::move(all), std::move(kw), sp);
       case ValueKind::Builtin:
@@ -486,7 +492,7 @@ std::vector<Node*> Specializer::bind_args(FuncGraph* g, std::vector<Node*> args,
 }
 
 Node* Specializer::call_graph(Ctx* c, FuncGraph* g, Ctx* pctx, std::vector<Node*> args, KwNodes kw,
-                              const SourceSpan& sp) {
+                              const SourceSpan& sp, bool tail) {
   std::vector<Node*> bound = bind_args(g, std::move(args), std::move(kw), c, sp);
   std::vector<AbsPtr> abs;
   for (Node* a : bound) {
@@ -494,11 +500,19 @@ Node* Specializer::call_graph(Ctx* c, FuncGraph* g, Ctx* pctx, std::vector<Node*
     abs.push_back(a->abstract());
   }
   pass_state(c, bound, &abs, sp);
-  Ctx* k = context_for(g, pctx, std::move(abs), /*dynamic=*/false, sp);
+  Ctx* k = context_for(g, pctx, std::move(abs), /*dynamic=*/false, sp, tail);
   resolve_placeholder(g, pctx, k->out, sp, false);
   bound.insert(bound.begin(), out_.value(Value::graph(k->out), sp));
   bound[0]->set_abstract(Abstract::func({FuncCandidate{Value::graph(k->out), {}, nullptr}}));
   CNode* r = emit(c, std::move(bound), k->ret, sp);
+  if (awaiting(k)) {
+    // A deferred iteration, or a context waiting on one (see "Unrolled loops"): r's result
+    // comes when it settles; only a tail call gets such a context (context_for).
+    MC_ASSERT(tail, "a call of '", g->name(), "' waits on a deferred loop iteration");
+    k->ret_nodes.push_back(r);
+    tail_calls_[r] = k;
+    return r;
+  }
   after_call(c, k, r);
   return r;
 }
@@ -646,32 +660,37 @@ bool Specializer::settled(FuncGraph* g, Ctx* pctx, const std::vector<AbsPtr>& pr
 }
 
 Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args, bool dynamic,
-                              const SourceSpan& sp) {
+                              const SourceSpan& sp, bool tail) {
   // Loops and recursion: re-entering a graph that is still being specialised, through a
   // condition known only at run time (or after kMaxUnroll constant iterations), broadens
   // the arguments so that the contexts meet in a fixed point instead of unrolling forever.
   // A loop that neither settles nor ends within the unrolling limits.
+  // The loop (or function) by its name and where it is: the user's file:line.
+  const std::string what =
+      str(g->is_loop ? "the loop '" : "'", g->name(), "' at ", span_location(g->span()));
   auto unsettled = [&](int iterations) {
     fail(ErrorKind::Recursion, sp,
-         str("compiling '", g->name(), "': after ", iterations,
-             " iterations (the unrolling limit) this loop (or recursion) still changes the type of "
-             "a value it carries "
-             "on every iteration (a tuple or list that grows, a shape that changes) or reads a "
-             "sequence of mixed types (cells, functions) by its index, so it can be neither "
-             "unrolled further nor compiled as a loop; carry a tensor of fixed shape instead "
-             "(fill a preallocated tensor, or stack chunks of fewer items), split the sequence, "
-             "or use PYNATIVE mode"));
+         str("compiling ", what, ": after ", iterations, " iterations (the unrolling limit is ",
+             kMaxUnrolledLoop,
+             ") this loop (or recursion) still changes the type of a value it carries on every "
+             "iteration (a tuple or list that grows, a shape that changes) or reads a sequence "
+             "of mixed types (cells, functions) by its index, so it can be neither unrolled "
+             "further nor compiled as a loop; carry a tensor of fixed shape instead (fill a "
+             "preallocated tensor, or stack chunks of fewer items), split the sequence, or use "
+             "PYNATIVE mode"));
   };
   // A call known only at run time counts between this entry and an earlier one of g; one
   // below g's outermost entry does not (a loop unrolled inside the branch of a run-time `if`
   // is still unrolled).
-  int count = 0;
   bool dyn_between = dynamic, dyn_reentry = false;
-  const Ctx* prev = nullptr;  // the innermost entry of g: the previous iteration
+  Ctx* prev = nullptr;  // the innermost entry of g: the previous iteration
+  size_t prev_at = 0;   // its position on the stack
   for (size_t i = stack_.size(); i-- > 0;) {
     if (stack_[i]->src == g && stack_[i]->parent == pctx) {
-      if (!prev) prev = stack_[i];
-      ++count;
+      if (!prev) {
+        prev = stack_[i];
+        prev_at = i;
+      }
       if (dyn_between) {
         dyn_reentry = true;
         break;
@@ -679,6 +698,11 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
     }
     if (stack_dynamic_[i]) dyn_between = true;
   }
+  // Entries of g before this one (earlier iterations may have returned: deferred ones).
+  const int count = prev == nullptr ? 0 : prev->iter + 1;
+  // A constant-trip loop's next iteration may be deferred (see "Unrolled loops").
+  const bool can_wait =
+      tail && !dynamic && !dyn_reentry && g->is_loop && prev != nullptr && tail_chain(prev_at + 1);
   // A constant-trip loop broadened after kMaxUnroll iterations is a trial: if its broadened
   // body cannot be specialised, the loop unrolls on from the exact arguments (see below).
   std::vector<AbsPtr> exact;
@@ -697,7 +721,7 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
     // of kMaxUnrolledLoop iterations still unrolls.)
     auto why = unroll_only_.find(g);
     fail(ErrorKind::Recursion, sp,
-         str("compiling '", g->name(), "': this loop runs more than ", kMaxUnrolledLoop,
+         str("compiling ", what, ": this loop runs more than ", kMaxUnrolledLoop,
              " iterations (the unrolling limit) and cannot be compiled as a loop either: its "
              "body needs a value the loop carries (its counter) as a compile-time constant (a "
              "shape, an index into a tuple, an argument of a Python helper), and with that "
@@ -717,6 +741,12 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
     bool pinned = true;  // every context it captures from is live (downward closures)
     for (const Ctx* p : k->pins) pinned = pinned && on_stack(p);
     if (!pinned) continue;
+    // A deferred iteration, or one waiting on one, has no result yet: only a call that can
+    // wait reuses it.
+    if (awaiting(k.get())) {
+      if (!can_wait) continue;
+      return k.get();
+    }
     if (k->active) {
       k->used_provisional = true;
       ++provisional_reads_;
@@ -743,9 +773,9 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
              " nested calls at compile time, fewer when the thread's stack is small)",
              unrolling == nullptr
                  ? std::string()
-                 : str(": the loop '", unrolling->src->name(),
-                       "' needs its counter as a compile-time constant, so it is unrolled, "
-                       "each iteration (and the code after the loop) nested in the last"),
+                 : str(": the loop '", unrolling->src->name(), "' at ",
+                       span_location(unrolling->src->span()),
+                       " needs its counter as a compile-time constant, so it is unrolled"),
              "; make the recursion depend on a tensor, use PYNATIVE mode, or raise the "
              "limit with mycel.set_context(max_call_depth=N)"));
   }
@@ -756,31 +786,40 @@ Ctx* Specializer::context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args,
   k->args = std::move(args);
   k->seq = next_seq_++;
   k->recompute = recompute_scope_;
+  k->iter = count;
   ctxs_.push_back(std::move(owned));
+  if (can_wait && !trial) {
+    defer(k, prev);
+    return k;
+  }
   stack_.push_back(k);
   stack_dynamic_.push_back(dynamic);
+  stack_tail_.push_back(tail);
+  auto pop = [&] {
+    stack_.pop_back();
+    stack_dynamic_.pop_back();
+    stack_tail_.pop_back();
+    k->active = false;
+  };
   const size_t warnings_before = result_.warnings.size();
   try {
     run_ctx(k);
   } catch (const Error& e) {
-    stack_.pop_back();
-    stack_dynamic_.pop_back();
-    k->active = false;
+    pop();
     if (!trial || e.kind() == ErrorKind::Internal) throw;
-    return unroll_on(k, std::move(exact), dynamic, sp, e, warnings_before);
+    return unroll_on(k, std::move(exact), dynamic, sp, e, warnings_before, tail);
   } catch (...) {
-    stack_.pop_back();
-    stack_dynamic_.pop_back();
-    k->active = false;
+    pop();
     throw;
   }
-  stack_.pop_back();
-  stack_dynamic_.pop_back();
+  pop();
+  run_queue(k);  // the iterations of a loop k began, deferred while it ran
   return k;
 }
 
 Ctx* Specializer::unroll_on(Ctx* failed, std::vector<AbsPtr> exact, bool dynamic,
-                            const SourceSpan& sp, const Error& e, size_t warnings_before) {
+                            const SourceSpan& sp, const Error& e, size_t warnings_before,
+                            bool tail) {
   // The trial's contexts (the broadened loop's and those made inside it) are dropped, as a
   // recursion's earlier rounds are; its graphs stay unreachable in out_, and its JIT
   // fallback warnings go (the unrolled body computes those values on constants).
@@ -791,15 +830,18 @@ Ctx* Specializer::unroll_on(Ctx* failed, std::vector<AbsPtr> exact, bool dynamic
   // iteration of an enclosing unrolled loop) unrolls at once, so nested loops make one trial
   // each, not one per enclosing iteration.
   unroll_only_.emplace(failed->src, e.message());
-  return context_for(failed->src, failed->parent, std::move(exact), dynamic, sp);
+  return context_for(failed->src, failed->parent, std::move(exact), dynamic, sp, tail);
 }
 
 void Specializer::run_ctx(Ctx* k) {
   FuncGraph* g = k->src;
   uint64_t reads_before = provisional_reads_;
-  k->out = out_.new_graph(g->name());
-  ctx_of_out_[k->out] = k;
-  k->out->is_loop = g->is_loop;
+  if (k->out == nullptr) {  // (a deferred iteration's was made when it was deferred)
+    k->out = out_.new_graph(g->name());
+    ctx_of_out_[k->out] = k;
+    k->out->is_loop = g->is_loop;
+  }
+  Ctx* waits = nullptr;  // the output is a tail call whose result is not known yet
   for (int round = 0;; ++round) {
     // (Re)build the graph from scratch: contexts created by an earlier round may have seen
     // a provisional result, so they are dropped.
@@ -844,6 +886,8 @@ void Specializer::run_ctx(Ctx* k) {
         if (r->is_cnode()) effects.push_back(r);
       }
       o = eval(g->output(), k);
+      auto tc = o->abstract() ? tail_calls_.end() : tail_calls_.find(o);
+      waits = tc == tail_calls_.end() ? nullptr : tc->second;
       // A returned tensor that an update wrote: its new value (see updated_).
       if (k->state != nullptr && o->abstract() && o->abstract()->kind == AbsKind::Tensor)
         o = latest_value(k, o);
@@ -857,6 +901,7 @@ void Specializer::run_ctx(Ctx* k) {
       if (!effects.empty()) {
         effects.insert(effects.begin(), o);
         o = emit_builtin(k, Builtin::Depend, effects, o->abstract(), g->output()->span());
+        if (waits != nullptr) waits->ret_nodes.push_back(o);
       }
     } catch (...) {
       k->active = false;
@@ -868,6 +913,11 @@ void Specializer::run_ctx(Ctx* k) {
     bool again = k->used_provisional && !abs_equal(ret, k->ret) && round < 4;
     k->ret = ret;
     if (!again) break;
+  }
+  if (waits != nullptr) {  // its result comes with the deferred iteration's (settle)
+    await_tail(k, waits);
+    k->done = true;
+    return;
   }
   // No result: legitimately while a recursion it reached is still being solved (a later
   // round recomputes it), or when every path raises.

@@ -24,6 +24,8 @@
 //     needs a carried scalar as a constant (the broadening is a trial, Specializer::
 //     unroll_on): such a loop unrolls on, up to kMaxUnrolledLoop iterations (a
 //     SequentialCell of 100 layers, a tuple built item by item, matrix_solve's elimination);
+//     an unrolled loop's next iteration is specialised after the last returns, not inside it
+//     ("Unrolled loops" in specialize_impl.h), so compile-time depth follows loop nesting;
 //   - recursion through a run-time condition reaches a fixed point on the return abstract;
 //   - Parameters (trainable weights) read from cells became parameters of the entry graph,
 //     after the arguments, used by inner graphs as free variables.

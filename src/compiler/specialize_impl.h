@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -42,6 +43,16 @@ struct Ctx {
   // this context's graph calls directly although they are not on its static chain. Its
   // graph then captures their values, so it is reused only while they are on the stack.
   std::vector<const Ctx*> pins;
+  // Unrolled loops without recursion per iteration (see "Unrolled loops" in Specializer,
+  // specialize_unroll.cc). iter: the entries of the same graph and parent before this one
+  // (a loop's iteration number; the unrolling limits count it).
+  int iter = 0;
+  bool pending = false;          // a deferred iteration its driver has not run yet
+  Ctx* driver = nullptr;         // whose context_for runs it (deferred contexts)
+  std::vector<Ctx*> queue;       // a driver's deferred iterations, in order
+  Ctx* waits_on = nullptr;       // ret is that context's, not known yet (a tail call of it)
+  std::vector<Ctx*> waiters;     // contexts waiting on this one's ret
+  std::vector<Node*> ret_nodes;  // nodes whose abstract is this one's ret, once known
 };
 
 // The scoping of the source IR (specialize_scopes.cc): what each graph of the front end
@@ -92,8 +103,10 @@ class Specializer {
   // evaluated first with an explicit stack, so long chains of nodes do not recurse.
   Node* eval(Node* n, Ctx* c);
   Node* call(Ctx* c, Node* fn, std::vector<Node*> args, KwNodes kw, const SourceSpan& sp);
+  // tail: the call is the output of c's graph, and c is the context being specialised (see
+  // "Unrolled loops").
   Node* call_graph(Ctx* c, FuncGraph* g, Ctx* pctx, std::vector<Node*> args, KwNodes kw,
-                   const SourceSpan& sp);
+                   const SourceSpan& sp, bool tail = false);
   Node* constant(const Value& v, const SourceSpan& sp = {});
   Node* bottom();  // the value of a call whose result is not known yet (recursion)
   static bool is_bottom(Node* n) { return n->abstract() == nullptr; }
@@ -237,11 +250,40 @@ class Specializer {
   bool settled(FuncGraph* g, Ctx* pctx, const std::vector<AbsPtr>& prev,
                const std::vector<AbsPtr>& cur);
   Ctx* context_for(FuncGraph* g, Ctx* pctx, std::vector<AbsPtr> args, bool dynamic,
-                   const SourceSpan& sp);
+                   const SourceSpan& sp, bool tail = false);
   // A constant-trip loop whose broadened trial (context `failed`) failed with `e`: drops
   // the trial and unrolls on from the exact arguments (see unroll_only_).
   Ctx* unroll_on(Ctx* failed, std::vector<AbsPtr> exact, bool dynamic, const SourceSpan& sp,
-                 const Error& e, size_t warnings_before);
+                 const Error& e, size_t warnings_before, bool tail);
+  // ---- unrolled loops without recursion per iteration (specialize_unroll.cc)
+  // A constant-trip loop is unrolled by specialising each iteration's context. Specialised
+  // inside the last (the body tail-calls the header), each iteration would nest one level
+  // deeper: compile-time depth and C stack growing with the trip count, and nested loops with
+  // the product of theirs. Instead the next iteration's context is made but deferred: its
+  // driver (the loop's first iteration, whose context_for is still live below) runs it after
+  // the current iteration returns, so the depth is the loops' nesting, not their trips.
+  //   When: a tail call (the call is its graph's output; the caller is the context on top of
+  //   the stack) of a loop header re-entered with no run-time choice between the previous
+  //   iteration and this call (else the loop is broadened), not a broadening trial, and every
+  //   context entered since the previous iteration entered by a tail call: so the unknown
+  //   result flows only into outputs, up to the previous iteration.
+  //   The result: every context of that chain ends with a call whose result is not known yet;
+  //   it waits on its callee (waits_on), and the calls and outputs that carry the result are
+  //   recorded (ret_nodes). When the last iteration returns (the loop's exit, which may itself
+  //   tail-call an enclosing loop's next, deferred, iteration) settle() gives the result, the
+  //   effects flag and the taint of a recursion being solved to every waiting context.
+  //   Iterations count by Ctx::iter, not by the stack, so the unrolling limits hold.
+  // Whether the contexts on the stack above position `from` all entered by tail calls.
+  bool tail_chain(size_t from) const;
+  // Makes k a deferred iteration after `prev` (its driver runs it).
+  void defer(Ctx* k, Ctx* prev);
+  // Runs a driver's deferred iterations in order (each may defer the next).
+  void run_queue(Ctx* driver);
+  // k's output is a call of `target`, whose result is not known yet: k waits on it.
+  void await_tail(Ctx* k, Ctx* target);
+  // k's result is final (maybe none: it raises): give it to the contexts waiting on it.
+  void settle(Ctx* k);
+  static bool awaiting(const Ctx* k) { return k->pending || k->waits_on != nullptr; }
   void run_ctx(Ctx* c);
   Ctx* enclosing_ctx(FuncGraph* g, Ctx* c);
   Node* eval_value(const Value& v, const SourceSpan& sp, Ctx* c);
@@ -288,6 +330,10 @@ class Specializer {
   std::vector<std::unique_ptr<Ctx>> ctxs_;
   std::vector<Ctx*> stack_;          // active contexts, innermost last
   std::vector<bool> stack_dynamic_;  // entered through a call on a run-time condition
+  std::vector<bool> stack_tail_;     // entered by a tail call (see "Unrolled loops")
+  bool tail_call_ = false;           // eval_cnode -> call: the call is a tail call
+  // Calls of a deferred or waiting context emitted with no result yet -> that context.
+  std::unordered_map<const Node*, Ctx*> tail_calls_;
   uint64_t next_seq_ = 0;
   // Constant-trip loops (their header graphs) that cannot be compiled as loops: broadened
   // after kMaxUnroll iterations, their body failed to specialise (it needs the counter as a
@@ -368,6 +414,19 @@ class Specializer {
 
 // Python semantics of a binary operator on two constant scalars.
 Value fold_scalar(Builtin op, const Value& x, const Value& y);
+
+// Helpers of the builtins' rules (specialize_builtins.cc), shared with the operators'
+// (specialize_operators.cc).
+bool is_scalar_abs(const AbsPtr& a);  // a bool, int or float scalar
+bool is_seq_abs(const AbsPtr& a);     // a tuple or a list
+// The function `name` of mycel.common.graph_methods (graph code for the methods of dicts,
+// lists and tuples, and the run-time `in`), or none when the module has no such function.
+std::optional<Value> graph_method(Host& host, Module& m, const std::string& name);
+// Struct values: an object whose class's metaclass sets __mycel_graph_struct__ (the field
+// names; the sparse tensors of common/sparse_tensor.py) is, in graph code, the tuple
+// (class, field values...) (frontend/py_value.cc converts such objects and back; the class's
+// _graph_new makes one in graph code). The class when `a` is such a tuple, else none.
+std::optional<Value> struct_class(Host& host, Module& m, const AbsPtr& a);
 
 // Where the error came from: appends the source excerpt once.
 std::string with_location(const std::string& msg, const SourceSpan& sp);
