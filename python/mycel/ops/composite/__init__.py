@@ -17,7 +17,7 @@ from mycel._mycel import Tensor
 from mycel.common import api as _api
 from mycel.common import tensor_hooks as _tensor_hooks
 from mycel.common.parameter import Parameter
-from mycel.ops.function.array_func import ones_like, zeros_like
+from mycel.ops.function.array_func import ones_like, reshape, zeros_like
 from mycel.ops.function.array_func import stack as _stack_fn
 from mycel.ops.primitive import Primitive
 from mycel.ops.primitive import constexpr as _constexpr
@@ -166,20 +166,27 @@ class _GradFunction:
         convert = _numbers_to_tensors if scalars else \
             (lambda a: Tensor(a, _C.float32) if isinstance(a, float) else a)
         args = tuple(convert(a) if i in wanted else a for i, a in enumerate(args))
-        # The float tensors whose gradients are wanted, flattened (an input may be a tuple).
-        flat, slots = [], []
+        # The tensors whose gradients are wanted, flattened (an input may be a tuple), as
+        # given (their hooks apply to their gradients) and as fn sees them: aliases (_alias).
+        given_flat, slots = [], []
         for p in wanted:
             leaves = _leaves(args[p])
-            slots.append([len(flat) + i if _has_grad(leaf) else None
+            slots.append([len(given_flat) + i if _has_grad(leaf) else None
                           for i, leaf in enumerate(leaves)])
-            flat.extend(leaf for leaf in leaves if _has_grad(leaf))
+            given_flat.extend(leaf for leaf in leaves if _has_grad(leaf))
+        aliases = iter([_alias(t) for t in given_flat])
+        args = tuple(_rebuild_leaves(a, aliases) if i in wanted else a
+                     for i, a in enumerate(args))
+        flat = [leaf for p in wanted for leaf in _leaves(args[p]) if _has_grad(leaf)]
         rec = _C.OpRecorder(flat, list(weights or ()))
         try:
             n = len(args) - len(kw_names)
             out = fn(*args[:n], **dict(zip(kw_names, args[n:])))
         finally:
             rec.stop()
-        return _Recording(rec, out, given, args, wanted, flat, slots, scalars)
+        r = _Recording(rec, out, given, args, wanted, flat, slots, scalars)
+        r.given_flat = given_flat
+        return r
 
     def _pull(self, r, sens):
         """The backward half of _run_pynative: the gradients of recording r's output pulled
@@ -215,7 +222,10 @@ class _GradFunction:
             grads = r.rec.backward(self._cache(), y, sens, on_ready)
         gin, gw = grads[:len(flat)], grads[len(flat):]
         if _tensor_hooks.has_hooks():  # Tensor.register_hook on an input or a weight
-            gin = [_tensor_hooks._hooked(t, g) for t, g in zip(flat, gin)]
+            # hooks registered before the call (on the tensor given), then during it (on the
+            # alias fn saw)
+            gin = [_tensor_hooks._hooked(a, _tensor_hooks._hooked(t, g))
+                   for t, a, g in zip(r.given_flat, flat, gin)]
             gw = [_tensor_hooks._hooked(w, g) for w, g in zip(weights or (), gw)]
         per_input = []
         for p, slot in zip(r.wanted, r.slots):
@@ -324,6 +334,33 @@ def _rebuild(x, it):
     if isinstance(x, dict):
         return {k: _rebuild(e, it) for k, e in x.items()}
     return next(it)
+
+
+def _alias(t):
+    """A new tensor sharing t's storage (a Reshape to its own shape: a view; recorded as an op
+    by an enclosing PYNATIVE gradient, so a gradient of a gradient differentiates through it).
+
+    PYNATIVE gradients record tensors by identity, so each differentiated input is run as an
+    alias: the gradient is with respect to the argument, as in GRAPH mode, torch.func and jax,
+    and a tensor fn also reads otherwise (a closure, a Cell's attribute, a weight, another
+    input) is a separate value that happens to be equal, not the input itself. Writes into
+    the alias (in place ops) reach t, which shares its storage."""
+    return reshape(t, tuple(t.shape))
+
+
+def _rebuild_leaves(x, it):
+    """x with its leaves that take a gradient (_has_grad) replaced by the next ones from it,
+    in _leaves's order (the containers and struct instances rebuilt)."""
+    fields = _struct_fields(x)
+    if fields is not None:
+        return type(x)(*[_rebuild_leaves(f, it) for f in fields])
+    if isinstance(x, list):
+        return [_rebuild_leaves(e, it) for e in x]
+    if isinstance(x, tuple):
+        return tuple(_rebuild_leaves(e, it) for e in x)
+    if isinstance(x, dict):
+        return {k: _rebuild_leaves(e, it) for k, e in x.items()}
+    return next(it) if _has_grad(x) else x
 
 
 def _zeros_for(x, numbers=False):
