@@ -165,19 +165,18 @@ class _GradFunction:
         scalars = _scalar_grads()
         convert = _numbers_to_tensors if scalars else \
             (lambda a: Tensor(a, _C.float32) if isinstance(a, float) else a)
-        args = tuple(convert(a) if i in wanted else a for i, a in enumerate(args))
-        # The tensors whose gradients are wanted, flattened (an input may be a tuple), as
-        # given (their hooks apply to their gradients) and as fn sees them: aliases (_alias).
-        given_flat, slots = [], []
+        converted = tuple(convert(a) if i in wanted else a for i, a in enumerate(args))
+        # fn runs on aliases of the wanted inputs' tensors (_alias)
+        args = tuple(_alias_leaves(a) if i in wanted else a for i, a in enumerate(converted))
+        # The tensors whose gradients are wanted, flattened (an input may be a tuple), as fn
+        # sees them and as given (their hooks apply to their gradients).
+        flat, given_flat, slots = [], [], []
         for p in wanted:
             leaves = _leaves(args[p])
-            slots.append([len(given_flat) + i if _has_grad(leaf) else None
+            slots.append([len(flat) + i if _has_grad(leaf) else None
                           for i, leaf in enumerate(leaves)])
-            given_flat.extend(leaf for leaf in leaves if _has_grad(leaf))
-        aliases = iter([_alias(t) for t in given_flat])
-        args = tuple(_rebuild_leaves(a, aliases) if i in wanted else a
-                     for i, a in enumerate(args))
-        flat = [leaf for p in wanted for leaf in _leaves(args[p]) if _has_grad(leaf)]
+            flat.extend(leaf for leaf in leaves if _has_grad(leaf))
+            given_flat.extend(leaf for leaf in _leaves(converted[p]) if _has_grad(leaf))
         rec = _C.OpRecorder(flat, list(weights or ()))
         try:
             n = len(args) - len(kw_names)
@@ -348,19 +347,19 @@ def _alias(t):
     return reshape(t, tuple(t.shape))
 
 
-def _rebuild_leaves(x, it):
-    """x with its leaves that take a gradient (_has_grad) replaced by the next ones from it,
-    in _leaves's order (the containers and struct instances rebuilt)."""
+def _alias_leaves(x):
+    """x with each tensor that takes a gradient (_has_grad) an alias (containers and struct
+    instances rebuilt; _leaves finds the aliases in the order of the originals)."""
     fields = _struct_fields(x)
     if fields is not None:
-        return type(x)(*[_rebuild_leaves(f, it) for f in fields])
+        return type(x)(*[_alias_leaves(f) for f in fields])
     if isinstance(x, list):
-        return [_rebuild_leaves(e, it) for e in x]
+        return [_alias_leaves(e) for e in x]
     if isinstance(x, tuple):
-        return tuple(_rebuild_leaves(e, it) for e in x)
+        return tuple(_alias_leaves(e) for e in x)
     if isinstance(x, dict):
-        return {k: _rebuild_leaves(e, it) for k, e in x.items()}
-    return next(it) if _has_grad(x) else x
+        return {k: _alias_leaves(e) for k, e in x.items()}
+    return _alias(x) if _has_grad(x) else x
 
 
 def _zeros_for(x, numbers=False):
