@@ -17,7 +17,8 @@ from mycel._mycel import Tensor
 from mycel.common import api as _api
 from mycel.common import tensor_hooks as _tensor_hooks
 from mycel.common.parameter import Parameter
-from mycel.ops.function.array_func import ones_like, reshape, zeros_like
+from mycel.ops.function.array_func import ones_like, zeros_like
+from mycel.ops.function._util import prim as _prim
 from mycel.ops.function.array_func import stack as _stack_fn
 from mycel.ops.primitive import Primitive
 from mycel.ops.primitive import constexpr as _constexpr
@@ -344,7 +345,10 @@ def _alias(t):
     and a tensor fn also reads otherwise (a closure, a Cell's attribute, a weight, another
     input) is a separate value that happens to be equal, not the input itself. Writes into
     the alias (in place ops) reach t, which shares its storage."""
-    return reshape(t, tuple(t.shape))
+    return _RESHAPE(t, tuple(t.shape))
+
+
+_RESHAPE = _prim("Reshape")  # the op's handle (ops.reshape's checks cost 2 us a call)
 
 
 def _alias_leaves(x):
