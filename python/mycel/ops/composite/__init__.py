@@ -184,9 +184,7 @@ class _GradFunction:
             out = fn(*args[:n], **dict(zip(kw_names, args[n:])))
         finally:
             rec.stop()
-        r = _Recording(rec, out, given, args, wanted, flat, slots, scalars)
-        r.given_flat = given_flat
-        return r
+        return _Recording(rec, out, given, args, wanted, (flat, given_flat), slots, scalars)
 
     def _pull(self, r, sens):
         """The backward half of _run_pynative: the gradients of recording r's output pulled
@@ -246,12 +244,14 @@ class _GradFunction:
 
 class _Recording:
     """A forward run recorded by _GradFunction._record: the recorder (stopped), fn's output,
-    the arguments as given and as run, the wanted positions, the flattened tensors whose
-    gradients the recorder returns and where each input's leaves are among them."""
+    the arguments as given and as run (the wanted tensors aliased), the wanted positions, the
+    flattened tensors whose gradients the recorder returns (the aliases fn ran on, and the
+    tensors given in their place) and where each input's leaves are among them."""
 
     def __init__(self, rec, out, given, args, wanted, flat, slots, scalars):
         self.rec, self.out, self.given, self.args = rec, out, given, args
-        self.wanted, self.flat, self.slots, self.scalars = wanted, flat, slots, scalars
+        (self.flat, self.given_flat), self.wanted = flat, wanted
+        self.slots, self.scalars = slots, scalars
 
 
 def _scalar_grads():
