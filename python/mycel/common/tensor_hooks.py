@@ -10,6 +10,9 @@ Where a hook acts:
   one of its weights), registered before or during the call: the gradient returned for it is
   passed through the tensor's hooks, in PYNATIVE and GRAPH mode alike (``_GradFunction`` in
   ops/composite/__init__.py calls ``apply_leaf_hooks``). The hooks stay on the tensor until removed.
+  fn receives its inputs as aliases (PYNATIVE ``_alias``; GRAPH code, as parameters), so a hook
+  fn registers on an input acts on that call's gradient only: in PYNATIVE mode after the
+  hooks registered before the call, in GRAPH code before them (it is compiled into the graph).
 - on a tensor made by the ops of a PYNATIVE gradient's recording (an intermediate value in a
   construct run eagerly): the recording routes the whole gradient of that tensor (from every
   use, earlier uses included) through the hook (``_C._hook_recorded``, compiler/ad/pynative.h).

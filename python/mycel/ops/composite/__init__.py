@@ -18,6 +18,7 @@ from mycel.common import api as _api
 from mycel.common import tensor_hooks as _tensor_hooks
 from mycel.common.parameter import Parameter
 from mycel.ops.function.array_func import ones_like, zeros_like
+from mycel.ops.function._util import prim as _prim
 from mycel.ops.function.array_func import stack as _stack_fn
 from mycel.ops.primitive import Primitive
 from mycel.ops.primitive import constexpr as _constexpr
@@ -165,21 +166,25 @@ class _GradFunction:
         scalars = _scalar_grads()
         convert = _numbers_to_tensors if scalars else \
             (lambda a: Tensor(a, _C.float32) if isinstance(a, float) else a)
-        args = tuple(convert(a) if i in wanted else a for i, a in enumerate(args))
-        # The float tensors whose gradients are wanted, flattened (an input may be a tuple).
-        flat, slots = [], []
+        converted = tuple(convert(a) if i in wanted else a for i, a in enumerate(args))
+        # fn runs on aliases of the wanted inputs' tensors (_alias)
+        args = tuple(_alias_leaves(a) if i in wanted else a for i, a in enumerate(converted))
+        # The tensors whose gradients are wanted, flattened (an input may be a tuple), as fn
+        # sees them and as given (their hooks apply to their gradients).
+        flat, given_flat, slots = [], [], []
         for p in wanted:
             leaves = _leaves(args[p])
             slots.append([len(flat) + i if _has_grad(leaf) else None
                           for i, leaf in enumerate(leaves)])
             flat.extend(leaf for leaf in leaves if _has_grad(leaf))
+            given_flat.extend(leaf for leaf in _leaves(converted[p]) if _has_grad(leaf))
         rec = _C.OpRecorder(flat, list(weights or ()))
         try:
             n = len(args) - len(kw_names)
             out = fn(*args[:n], **dict(zip(kw_names, args[n:])))
         finally:
             rec.stop()
-        return _Recording(rec, out, given, args, wanted, flat, slots, scalars)
+        return _Recording(rec, out, given, args, wanted, (flat, given_flat), slots, scalars)
 
     def _pull(self, r, sens):
         """The backward half of _run_pynative: the gradients of recording r's output pulled
@@ -215,7 +220,10 @@ class _GradFunction:
             grads = r.rec.backward(self._cache(), y, sens, on_ready)
         gin, gw = grads[:len(flat)], grads[len(flat):]
         if _tensor_hooks.has_hooks():  # Tensor.register_hook on an input or a weight
-            gin = [_tensor_hooks._hooked(t, g) for t, g in zip(flat, gin)]
+            # hooks registered before the call (on the tensor given), then during it (on the
+            # alias fn saw)
+            gin = [_tensor_hooks._hooked(a, _tensor_hooks._hooked(t, g))
+                   for t, a, g in zip(r.given_flat, flat, gin)]
             gw = [_tensor_hooks._hooked(w, g) for w, g in zip(weights or (), gw)]
         per_input = []
         for p, slot in zip(r.wanted, r.slots):
@@ -236,12 +244,14 @@ class _GradFunction:
 
 class _Recording:
     """A forward run recorded by _GradFunction._record: the recorder (stopped), fn's output,
-    the arguments as given and as run, the wanted positions, the flattened tensors whose
-    gradients the recorder returns and where each input's leaves are among them."""
+    the arguments as given and as run (the wanted tensors aliased), the wanted positions, the
+    flattened tensors whose gradients the recorder returns (the aliases fn ran on, and the
+    tensors given in their place) and where each input's leaves are among them."""
 
     def __init__(self, rec, out, given, args, wanted, flat, slots, scalars):
         self.rec, self.out, self.given, self.args = rec, out, given, args
-        self.wanted, self.flat, self.slots, self.scalars = wanted, flat, slots, scalars
+        (self.flat, self.given_flat), self.wanted = flat, wanted
+        self.slots, self.scalars = slots, scalars
 
 
 def _scalar_grads():
@@ -324,6 +334,36 @@ def _rebuild(x, it):
     if isinstance(x, dict):
         return {k: _rebuild(e, it) for k, e in x.items()}
     return next(it)
+
+
+def _alias(t):
+    """A new tensor sharing t's storage (a Reshape to its own shape: a view; recorded as an op
+    by an enclosing PYNATIVE gradient, so a gradient of a gradient differentiates through it).
+
+    PYNATIVE gradients record tensors by identity, so each differentiated input is run as an
+    alias: the gradient is with respect to the argument, as in GRAPH mode, torch.func and jax,
+    and a tensor fn also reads otherwise (a closure, a Cell's attribute, a weight, another
+    input) is a separate value that happens to be equal, not the input itself. Writes into
+    the alias (in place ops) reach t, which shares its storage."""
+    return _RESHAPE(t, tuple(t.shape))
+
+
+_RESHAPE = _prim("Reshape")  # the op's handle (ops.reshape's checks cost 2 us a call)
+
+
+def _alias_leaves(x):
+    """x with each tensor that takes a gradient (_has_grad) an alias (containers and struct
+    instances rebuilt; _leaves finds the aliases in the order of the originals)."""
+    fields = _struct_fields(x)
+    if fields is not None:
+        return type(x)(*[_alias_leaves(f) for f in fields])
+    if isinstance(x, list):
+        return [_alias_leaves(e) for e in x]
+    if isinstance(x, tuple):
+        return tuple(_alias_leaves(e) for e in x)
+    if isinstance(x, dict):
+        return {k: _alias_leaves(e) for k, e in x.items()}
+    return _alias(x) if _has_grad(x) else x
 
 
 def _zeros_for(x, numbers=False):
