@@ -118,16 +118,17 @@ def test_backward_hook_bad_results_are_type_errors():
 def test_hook_backward_follows_the_documented_example():
     ms.set_context(mode=ms.PYNATIVE_MODE)
     seen = []
-    hook = ops.HookBackward(lambda g: seen.append(g.asnumpy()))
+    # MindSpore's documented example prints the hook's argument as a tuple: (Tensor(2),)
+    hook = ops.HookBackward(lambda g: seen.append((type(g), g[0].asnumpy())))
 
     def f(x, y):
         z = hook(x * y)
         return z * y
 
     gx, gy = ms.grad(f, grad_position=(0, 1))(ms.Tensor(1.0), ms.Tensor(2.0))
-    assert (float(gx), float(gy)) == (4.0, 4.0) and seen == [2.0]
+    assert (float(gx), float(gy)) == (4.0, 4.0) and seen == [(tuple, 2.0)]
 
-    double = ops.HookBackward(lambda g: g * 2)
+    double = ops.HookBackward(lambda g: (g[0] * 2,))
 
     def h(x, y):
         z = double(x * y)
@@ -139,8 +140,20 @@ def test_hook_backward_follows_the_documented_example():
     (tz * ty).backward()
     gx, gy = ms.grad(h, grad_position=(0, 1))(ms.Tensor(1.0), ms.Tensor(2.0))
     assert (float(gx), float(gy)) == (tx.grad.item(), ty.grad.item()) == (8.0, 6.0)
+    # a hook may also return the one gradient as a Tensor
+    double1 = ops.HookBackward(lambda g: g[0] * 2)
+    gx1, _ = ms.grad(lambda x, y: double1(x * y) * y,
+                     grad_position=(0, 1))(ms.Tensor(1.0), ms.Tensor(2.0))
+    assert float(gx1) == 8.0
     with pytest.raises(TypeError, match="HookBackward"):
         ops.HookBackward(3)
+    bad = ops.HookBackward(lambda g: (g[0], g[0]))
+    with pytest.raises(TypeError, match="HookBackward.*1 gradient"):
+        ms.grad(lambda x: bad(x * 2) * 3)(ms.Tensor(1.0))
+    two = ops.HookBackward(lambda g: None)
+    assert [float(t) for t in two(ms.Tensor(1.0), ms.Tensor(2.0))] == [1.0, 2.0]
+    with pytest.raises(NotImplementedError, match="HookBackward"):
+        ms.grad(lambda x: two(x, x * 2)[0])(ms.Tensor(1.0))
 
 
 CLIP = ops.InsertGradientOf(lambda g: ops.clamp(g, -1.0, 1.0))
