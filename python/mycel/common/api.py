@@ -163,6 +163,10 @@ class _JitFunction:
             specs = [_input_spec(t) for t in inputs]
         from mycel.common.symbol import input_checker
         self._input_signature = inputs
+        if self._kw_dict and any(p.kind == p.VAR_KEYWORD for p in self._sig.parameters.values()):
+            # a **kwargs parameter's dict comes last among the graph's arguments
+            # (_positional): the signature leaves it free
+            specs = list(specs) + [None]
         self._graph.set_input_signature(specs)
         self._check_symbols = input_checker(inputs)
 
