@@ -230,6 +230,18 @@ def test_cummax_cummin_match_torch(mode, dtype):
     np.testing.assert_array_equal(vals, np.maximum.accumulate(x, 1))
 
 
+@pytest.mark.parametrize("dtype", [np.uint64, np.uint32, np.uint16, np.uint8, np.int8, np.bool_])
+def test_cummax_cummin_of_every_integer_width(mode, dtype):
+    # the running extreme starts at the dtype's own bound (for uint64 it was int64's, cast:
+    # 2**63, which a cummax of small values returned)
+    x = RNG.integers(0, 120, (3, 6)).astype(dtype)
+    if dtype == np.uint64:
+        x[1, 2] = 2 ** 64 - 3
+    for name, acc in (("cummax", np.maximum), ("cummin", np.minimum)):
+        vals, _ = run(lambda a: getattr(ops, name)(a, 1), x)
+        np.testing.assert_array_equal(vals, acc.accumulate(x, 1))
+
+
 def test_cummax_gradient_matches_torch():
     ms.set_context(mode=ms.PYNATIVE_MODE)
     x = RNG.standard_normal((3, 6))

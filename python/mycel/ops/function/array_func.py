@@ -849,7 +849,7 @@ def _cum_extreme(x, axis, op, is_max):
     big = prim("BroadcastTo", shape=_win_shape(x.shape, ax))(xe)
     tri_b = prim("BroadcastTo", shape=big.shape)(tri)
     fill = _const(np.array(-np.inf if is_max else np.inf), x.dtype) if x.dtype in FLOATS \
-        else _const(np.array(_int_extreme(x.dtype, is_max)), x.dtype)
+        else _const(_int_extreme(x.dtype, is_max), x.dtype)
     masked = prim("Select")(tri_b, big, prim("ZerosLike")(big) + fill)
     red = prim("ReduceMax" if is_max else "ReduceMin")
     vals = red(masked, (ax + 1,))
@@ -874,9 +874,15 @@ def _win_shape(shape, ax):
 
 @constexpr
 def _int_extreme(dtype, is_max):
-    info = np.iinfo({_C.int8: np.int8, _C.int16: np.int16, _C.int32: np.int32,
-                     _C.int64: np.int64, _C.uint8: np.uint8}.get(dtype, np.int64))
-    return info.min if is_max else info.max
+    """The identity of a running max (the dtype's least value) or min (its greatest), as a
+    numpy array of the dtype (an int64 bound cast to uint64 was 2**63, above small values)."""
+    if dtype == _C.bool:
+        return np.array(not is_max)
+    npdt = {_C.int8: np.int8, _C.int16: np.int16, _C.int32: np.int32, _C.int64: np.int64,
+            _C.uint8: np.uint8, _C.uint16: np.uint16, _C.uint32: np.uint32,
+            _C.uint64: np.uint64}[dtype]
+    info = np.iinfo(npdt)
+    return np.array(info.min if is_max else info.max, npdt)
 
 
 def cummax(input, axis):  # noqa: A002
