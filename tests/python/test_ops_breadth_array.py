@@ -281,3 +281,15 @@ def test_argument_errors():
         ops.gather_nd(t, ms.Tensor(np.array([[0.0]], np.float32)))
     with pytest.raises(TypeError, match="'hstack'"):
         ops.hstack(t)
+
+
+def test_range_takes_maxlen(mode):
+    # MindSpore's ops.range(start, end, step, maxlen): the output as numpy's arange, and at
+    # most maxlen elements
+    np.testing.assert_array_equal(run(lambda: ops.range(0, 10, 2, maxlen=10)), np.arange(0, 10, 2))
+    np.testing.assert_array_equal(run(lambda: ops.range(1.0, 2.0, 0.25)),
+                                  np.arange(1.0, 2.0, 0.25, dtype=np.float32))
+    with pytest.raises(ValueError, match="more than maxlen"):
+        run(lambda: ops.range(0, 10, 1, maxlen=5))
+    with pytest.raises(TypeError, match="maxlen"):
+        run(lambda: ops.range(0, 10, 1, maxlen=0))

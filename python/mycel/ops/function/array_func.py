@@ -252,9 +252,22 @@ def arange(start=0, end=None, step=1, *, dtype=None):
     return prim("Range", dtype=dtype)(*[float(v) for v in vals])
 
 
-def range(start, end, step):  # noqa: A001
-    """Same as arange(start, end, step)."""
-    return arange(start, end, step)
+@constexpr
+def _check_maxlen(maxlen, n):
+    if isinstance(maxlen, bool) or not isinstance(maxlen, int) or maxlen <= 0:
+        raise TypeError(f"For 'range', 'maxlen' must be a positive int, but got {maxlen!r}.")
+    if n is not None and n > maxlen:
+        raise ValueError(f"For 'range', the output has {n} elements, more than maxlen "
+                         f"({maxlen}).")
+
+
+def range(start, end, step, maxlen=1000000):  # noqa: A001
+    """Same as arange(start, end, step); maxlen (MindSpore's Range attribute) is the most
+    elements the output may have: more is a ValueError."""
+    out = arange(start, end, step)
+    n = out.shape[0]
+    _check_maxlen(maxlen, n if n >= 0 else None)
+    return out
 
 
 def cast(input, dtype):  # noqa: A002
