@@ -336,3 +336,4 @@ __all__ += ["ListDiff"]
 # PadV3 (composed in _grad_ops.py beside PadV3Grad; MindSpore's nn_ops holds it too)
 from mycel.ops.operations._grad_ops import PadV3  # noqa: E402,F401
 __all__ += ["PadV3"]
+from mycel.ops.operations import manually_defined  # noqa: E402,F401
