@@ -78,6 +78,22 @@ def _check_construct_call(cell, inputs, kwargs):
                         f"method's first parameter is the cell itself, 'self'.") from None
 
 
+class _KwargsHook:
+    """A forward (pre-)hook registered with_kwargs: called with the call's keyword inputs."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, *args):
+        return self.fn(*args)
+
+
+def _with_kwargs(hook_fn, with_kwargs):
+    if not isinstance(with_kwargs, bool):
+        raise TypeError(f"'with_kwargs' must be a bool, but got {type(with_kwargs).__name__}.")
+    return _KwargsHook(hook_fn) if with_kwargs and callable(hook_fn) else hook_fn
+
+
 class HookHandle:
     """What register_forward_pre_hook/register_forward_hook return: ``remove()``
     unregisters the hook (a second remove() does nothing)."""
@@ -280,19 +296,24 @@ class Cell:
         """The inputs given to set_inputs, or None."""
         return self.__dict__.get("_mycel_inputs")
 
-    def register_forward_pre_hook(self, hook_fn):
+    def register_forward_pre_hook(self, hook_fn, with_kwargs=False):
         """Registers ``hook_fn(cell, inputs)``, run before each call of this Cell from Python
         with the positional inputs as a tuple; a value it returns (a tuple, or one input)
-        replaces them. Hooks run in PYNATIVE mode and around the outermost Cell in GRAPH
-        mode; a Cell with hooks called inside graph code is a TypeError (MindSpore runs them
-        in PYNATIVE mode only). Returns a handle whose ``remove()`` unregisters it."""
-        return self._add_hook("_forward_pre_hooks", hook_fn, "register_forward_pre_hook")
+        replaces them. With ``with_kwargs`` it is ``hook_fn(cell, inputs, kwargs)`` and returns
+        None or ``(new_inputs, new_kwargs)`` (another value is a RuntimeError). Hooks run in
+        PYNATIVE mode and around the outermost Cell in GRAPH mode; a Cell with hooks called
+        inside graph code is a TypeError (MindSpore runs them in PYNATIVE mode only). Returns
+        a handle whose ``remove()`` unregisters it."""
+        return self._add_hook("_forward_pre_hooks", _with_kwargs(hook_fn, with_kwargs),
+                              "register_forward_pre_hook")
 
-    def register_forward_hook(self, hook_fn):
+    def register_forward_hook(self, hook_fn, with_kwargs=False):
         """Registers ``hook_fn(cell, inputs, output)``, run after each call of this Cell from
-        Python; a value it returns replaces the output. Where hooks run: as
-        register_forward_pre_hook. Returns a handle whose ``remove()`` unregisters it."""
-        return self._add_hook("_forward_hooks", hook_fn, "register_forward_hook")
+        Python (with ``with_kwargs``: ``hook_fn(cell, inputs, kwargs, output)``); a value it
+        returns replaces the output. Where hooks run: as register_forward_pre_hook. Returns a
+        handle whose ``remove()`` unregisters it."""
+        return self._add_hook("_forward_hooks", _with_kwargs(hook_fn, with_kwargs),
+                              "register_forward_hook")
 
     def register_backward_hook(self, hook_fn):
         """Registers ``hook_fn(cell, grad_input, grad_output)``, run in a PYNATIVE grad once the
@@ -393,6 +414,17 @@ class Cell:
         """A call with forward hooks: the pre-hooks (in registration order) may replace the
         inputs, the forward hooks the output."""
         for fn in list(self.__dict__.get("_forward_pre_hooks", {}).values()):
+            if isinstance(fn, _KwargsHook):
+                new = fn.fn(self, inputs, kwargs)
+                if new is not None:
+                    if not (isinstance(new, tuple) and len(new) == 2 and
+                            isinstance(new[1], dict)):
+                        raise RuntimeError("forward pre hook with kwargs must return None or a "
+                                           "tuple of (new_args, new_kwargs), but got "
+                                           f"{type(new).__name__}.")
+                    inputs = tuple(new[0]) if isinstance(new[0], (tuple, list)) else (new[0],)
+                    kwargs = new[1]
+                continue
             new = fn(self, inputs)
             if new is not None:
                 inputs = new if isinstance(new, tuple) else (new,)
@@ -402,7 +434,8 @@ class Cell:
         else:
             out = self._call_unhooked(inputs, kwargs)
         for fn in list(self.__dict__.get("_forward_hooks", {}).values()):
-            new = fn(self, inputs, out)
+            new = fn.fn(self, inputs, kwargs, out) if isinstance(fn, _KwargsHook) else \
+                fn(self, inputs, out)
             if new is not None:
                 out = new
         return out
