@@ -293,3 +293,24 @@ def test_range_takes_maxlen(mode):
         run(lambda: ops.range(0, 10, 1, maxlen=5))
     with pytest.raises(TypeError, match="maxlen"):
         run(lambda: ops.range(0, 10, 1, maxlen=0))
+
+
+class _Cummax(ms.nn.Cell):
+    def construct(self, x):
+        return ops.cummax(x, 1)[0]
+
+
+def test_cummax_along_a_dynamic_axis_says_so():
+    old = ms.get_context("mode")
+    try:
+        ms.set_context(mode=ms.GRAPH_MODE)
+        net = _Cummax()
+        net.set_inputs(ms.Tensor(shape=[2, None], dtype=ms.float32))
+        with pytest.raises(ValueError, match="cummax.*axis 1 must be known at compile time"):
+            net(ms.Tensor(np.ones((2, 3), np.float32)))
+        # along a static axis a dynamic batch is fine
+        net.set_inputs(ms.Tensor(shape=[None, 3], dtype=ms.float32))
+        x = RNG.standard_normal((4, 3)).astype(np.float32)
+        np.testing.assert_array_equal(net(ms.Tensor(x)).asnumpy(), np.maximum.accumulate(x, 1))
+    finally:
+        ms.set_context(mode=old)

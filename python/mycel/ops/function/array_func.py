@@ -844,6 +844,10 @@ def _cum_plan(shape, axis, op):
     nd = len(shape)
     ax = _norm_axis(axis, nd, op)
     n = shape[ax] if nd else 1
+    if n < 0:
+        raise ValueError(f"For '{op}', the size of axis {ax} must be known at compile time "
+                         f"(its window is built from it), but the input shape is "
+                         f"{tuple(shape)} (-1: dynamic).")
     # lower-triangular "j <= i" window along the axis
     tri = np.tril(np.ones((n, n), bool))
     view = [1] * (nd + 1)
