@@ -375,3 +375,21 @@ def test_extra_layers_and_random():
         mint.select(Tensor(X), 1, 4)
     with pytest.raises(ValueError, match="glu"):
         mint.nn.functional.glu(Tensor(X), 2)
+
+
+def _ravel_and_pads(x):
+    return (mint.ravel(x), mint.nn.ConstantPad1d((1, 2), 0.5)(x),
+            mint.nn.ZeroPad2d((1, 0, 2, 1))(x), mint.nn.ReflectionPad1d(1)(x),
+            mint.nn.ReplicationPad1d((2, 1))(x))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_ravel_and_padding_cells(mode):
+    x = np.arange(12, dtype=np.float32).reshape(1, 3, 4)
+    got = _run(mode, _ravel_and_pads, Tensor(x))
+    t = torch.tensor(x)
+    want = (torch.ravel(t), torch.nn.ConstantPad1d((1, 2), 0.5)(t),
+            torch.nn.ZeroPad2d((1, 0, 2, 1))(t), torch.nn.ReflectionPad1d(1)(t),
+            torch.nn.ReplicationPad1d((2, 1))(t))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.asnumpy(), w.numpy())

@@ -333,6 +333,11 @@ def flatten(input, start_dim=0, end_dim=-1):  # noqa: A002
     return _ops.flatten(input, start_dim=start_dim, end_dim=end_dim)
 
 
+def ravel(input):  # noqa: A002
+    """input flattened into one dimension (torch.ravel)."""
+    return _ops.reshape(input, (-1,))
+
+
 def count_nonzero(input, dim=None):  # noqa: A002
     """The number of nonzero elements along dim (all when None), as int64."""
     return _ops.count_nonzero(input, () if dim is None else dim, False, _C.int64)
