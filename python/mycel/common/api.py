@@ -113,9 +113,10 @@ class _JitFunction:
     def __call__(self, *args, **kwargs):
         pos = _positional(self._sig, args, kwargs, self._kw_dict)
         # Inside a PYNATIVE gradient's recording, a graph with a custom gradient rule (a
-        # Cell's bprop, a register_hook) runs eagerly: the optimised graph no longer has the
-        # rule (compiler/compile.h, CompileResult::custom_grads), so the recording of its ops
-        # would differentiate them automatically.
+        # Cell's bprop, a register_hook) or a stop_gradient runs eagerly: the optimised graph
+        # no longer has the rule (compiler/compile.h, CompileResult::custom_grads), so the
+        # recording of its ops would differentiate them automatically (through the
+        # stop_gradient: a silently wrong gradient).
         if _C._recording() and self._graph.custom_grads(*pos):
             return self._target(*args, **kwargs)
         if self._check_symbols is not None:
