@@ -393,3 +393,21 @@ def test_ravel_and_padding_cells(mode):
             torch.nn.ReplicationPad1d((2, 1))(t))
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g.asnumpy(), w.numpy())
+
+
+def _int_sums(x):
+    return mint.sum(x), mint.sum(x, 1), mint.prod(x, 1), mint.sum(x, 1, dtype=ms.float32)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int16, np.int32, np.uint8])
+def test_sum_and_prod_of_integers_accumulate_in_int64(mode, dtype):
+    # torch.sum/prod: bool and integer inputs give int64 (an int8 sum of 100s does not wrap)
+    x = np.full((2, 3), 1 if dtype == np.bool_ else 100).astype(dtype)
+    x[0, 0] = 0
+    got = _run(mode, _int_sums, Tensor(x))
+    t = torch.tensor(x)
+    want = (torch.sum(t), torch.sum(t, 1), torch.prod(t, 1), torch.sum(t, 1, dtype=torch.float32))
+    for g, w in zip(got, want):
+        assert str(g.dtype).lower() == str(w.dtype).split(".")[1], (g.dtype, w.dtype)
+        np.testing.assert_array_equal(g.asnumpy(), w.numpy())
