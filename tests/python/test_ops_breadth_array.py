@@ -314,3 +314,15 @@ def test_cummax_along_a_dynamic_axis_says_so():
         np.testing.assert_array_equal(net(ms.Tensor(x)).asnumpy(), np.maximum.accumulate(x, 1))
     finally:
         ms.set_context(mode=old)
+
+
+def test_vecdot_conjugates_complex_x(mode):
+    # torch.linalg.vecdot (and MindSpore's): sum(conj(x) * y); the real case is unchanged
+    x = (RNG.standard_normal((3, 4)) + 1j * RNG.standard_normal((3, 4))).astype(np.complex64)
+    y = (RNG.standard_normal((4,)) + 1j * RNG.standard_normal((4,))).astype(np.complex64)
+    got = run(lambda a, b: ops.vecdot(a, b, axis=-1), x, y)
+    want = torch.linalg.vecdot(torch.from_numpy(x), torch.from_numpy(y)).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    xr = RNG.standard_normal((2, 5)).astype(np.float32)
+    np.testing.assert_allclose(run(lambda a: ops.vecdot(a, a), xr), (xr * xr).sum(-1),
+                               rtol=1e-5)
