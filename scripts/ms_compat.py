@@ -22,6 +22,8 @@ internal debug VM that needs its C extension; ``--stub-vm-impl`` replaces that o
 empty one (the tests themselves still run unchanged). Reports say whether it was used.
 
 Each test file runs in its own pytest subprocess (Debian's /usr/bin/python3) with a timeout,
+with DEVICE_TARGET=CPU in its environment unless set (MindSpore's CPU CI sets it; its
+tests/device_utils.set_device() reads it),
 in the folder holding MindSpore's ``tests`` package, or in ``--cwd DIR``: MindSpore's unit
 tests run from ``tests/ut/python`` (its dataset tests read ``../data/dataset/...`` relative to
 it), and many tests write files into their working folder, so point both at a private copy of
@@ -233,6 +235,8 @@ def run_file(path, tmp, timeout, rootdir, mycel_path, stub_vm_impl=False, cwd=No
     env["PYTHONPATH"] = os.pathsep.join([tmp, mycel_path, rootdir])
     env["MS_COMPAT_OUT"] = out
     env.setdefault("OMP_NUM_THREADS", "1")
+    # MindSpore's CPU CI sets it; tests/device_utils.set_device() passes it to set_device
+    env.setdefault("DEVICE_TARGET", "CPU")
     if stub_vm_impl:
         env["MS_COMPAT_STUB_VM_IMPL"] = "1"
     cmd = [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "ms_compat_plugin",

@@ -34,6 +34,7 @@ from mycel.common.api import JitConfig  # noqa: E402,F401
 from mycel.ops.composite import (grad, value_and_grad, vjp, jvp, jacfwd,  # noqa: E402,F401
                                  jacrev)
 from mycel.ops._vmap import vmap  # noqa: E402,F401
+from mycel.common._no_grad import _no_grad  # noqa: E402,F401
 from mycel.common.recompute import recompute  # noqa: E402,F401
 from mycel.context import (set_context, get_context, GRAPH_MODE,  # noqa: E402,F401
                            PYNATIVE_MODE)

@@ -99,7 +99,10 @@ CompileResult compile(ir::Host& host, ir::Module& src, ir::Module& out, const ir
   r.weights = std::move(s.weights);
   r.warnings = std::move(s.warnings);
   for (ir::CNode* c : detail::walk(r.entry).nodes) {
-    r.custom_grads = r.custom_grads || c->is_builtin(ir::Builtin::CustomVjp);
+    // stop_gradient too: the optimised program drops it (an identity), so a PYNATIVE
+    // recording through the executable would differentiate through it
+    r.custom_grads = r.custom_grads || c->is_builtin(ir::Builtin::CustomVjp) ||
+                     c->is_builtin(ir::Builtin::StopGradient);
     r.grads = r.grads || c->is_builtin(ir::Builtin::Vjp);
   }
   if (until != Stage::Specialize) {

@@ -77,10 +77,10 @@ struct CompileResult {
   std::vector<std::string> warnings;    // the specialiser's (JIT fallback notes)
   std::unique_ptr<vm::Executable> exe;  // Stage::Lower only
   // The specialised program has a custom gradient rule (custom_vjp: a Cell's own bprop, a
-  // Tensor.register_hook in graph code). The optimised program no longer has it (expand_vjp
-  // makes it a plain call once differentiation is done), so a PYNATIVE recording through
-  // the executable would miss the rule: GRAPH mode runs such a function eagerly while a
-  // PYNATIVE gradient records (python/py_graph.cc).
+  // Tensor.register_hook in graph code) or a stop_gradient. The optimised program no longer
+  // has it (expand_vjp makes it a plain call once differentiation is done; stop_gradient is
+  // an identity), so a PYNATIVE recording through the executable would miss the rule: GRAPH
+  // mode runs such a function eagerly while a PYNATIVE gradient records (python/py_graph.cc).
   bool custom_grads = false;
   // The specialised program takes a gradient (a vjp): Tensor.register_hook on its arguments
   // or weights would not run there (common/api.py refuses such a call).

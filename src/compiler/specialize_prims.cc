@@ -478,12 +478,13 @@ bool constant_item(const Value& v, IndexItem& it) {
 
 // x[idx]: the items described to the lowering (ops/indexing.h), its plan emitted as prims.
 // Graph mode needs static shapes: no bool mask, no False; a tensor item may also be an int
-// known only at run time (a loop counter), a 0-d index.
+// known only at run time (a loop counter), a 0-d index; several integer tensors index
+// together (numpy's advanced indexing).
 Node* Specializer::tensor_index(Ctx* c, Node* x, Node* idx, const SourceSpan& sp) {
   const AbsPtr& ia = idx->abstract();
   std::vector<Node*> nodes = ia->kind == AbsKind::Tuple ? unpack(c, idx, sp) : std::vector{idx};
   std::vector<IndexItem> items(nodes.size());
-  Node* index = nullptr;  // the tensor item, as a tensor
+  std::vector<Node*> indices;  // the tensor items, as tensors
   for (size_t i = 0; i < nodes.size(); ++i) {
     const AbsPtr& e = nodes[i]->abstract();
     if (e->value && constant_item(*e->value, items[i])) continue;
@@ -498,17 +499,44 @@ Node* Specializer::tensor_index(Ctx* c, Node* x, Node* idx, const SourceSpan& sp
     items[i].kind = IndexItem::Kind::Tensor;
     items[i].dtype = t->abstract()->dtype;
     items[i].shape = t->abstract()->shape;
-    if (index == nullptr) index = t;
+    indices.push_back(t);
   }
   IndexPlan p = lower_index(x->abstract()->shape, items);
+  auto gather = [&](Node* t, Node* index, int64_t axis) {
+    Attrs at;
+    at.set("axis", axis);
+    return emit_prim(c, op_def(OpId::Gather), at, {t, index}, sp);
+  };
+  auto ints = [](const Shape& v) { return std::vector<int64_t>(v.begin(), v.end()); };
+  auto transpose = [&](Node* t, const Shape& perm) {
+    if (perm.empty()) return t;
+    Attrs at;
+    at.set("perm", ints(perm));
+    return emit_prim(c, op_def(OpId::Transpose), at, {t}, sp);
+  };
   Node* y = x;
   if (p.slice) y = emit_prim(c, op_def(OpId::StridedSlice), p.slice_attrs(), {x}, sp);
-  if (p.gather == IndexPlan::Gather::Index) {
-    Attrs at;
-    at.set("axis", p.axis);
-    y = emit_prim(c, op_def(OpId::Gather), at, {y, index}, sp);
+  if (p.gather != IndexPlan::Gather::Index) return y;
+  if (!p.flat) return gather(y, indices[0], p.axis);
+  // Several integer tensors, or one whose dims come first (ops/indexing.h): the indexed axes
+  // brought first and flattened, gathered at the linear positions (each index checked by a
+  // Gather of arange(size)), B moved in place.
+  Attrs rs;
+  rs.set("shape", ints(p.flat_shape));
+  y = emit_prim(c, op_def(OpId::Reshape), rs, {transpose(y, p.perm)}, sp);
+  Node* lin = nullptr;
+  for (size_t k = 0; k < p.items.size(); ++k) {
+    Tensor r = Tensor::empty({p.sizes[k]}, DType::Int64);
+    for (int64_t i = 0; i < p.sizes[k]; ++i) r.data<int64_t>()[i] = i;
+    Node* ck = gather(constant(Value::tensor(r), sp), indices[k], 0);
+    if (p.flat_strides[k] != 1) {
+      Node* stride = constant(
+          Value::tensor(Tensor::scalar(Scalar::from_int(p.flat_strides[k]), DType::Int64)), sp);
+      ck = emit_prim(c, op_def(OpId::Mul), {}, {ck, stride}, sp);
+    }
+    lin = lin == nullptr ? ck : emit_prim(c, op_def(OpId::Add), {}, {lin, ck}, sp);
   }
-  return y;
+  return transpose(gather(y, lin, 0), p.back_perm);
 }
 
 Node* Specializer::tensor_setitem(Ctx* c, Node* x, Node* idx, Node* v, const SourceSpan& sp) {

@@ -319,13 +319,13 @@ class PyHost final : public ir::Host {
                  "GRAPH mode), not inside graph code");
         // Backward hooks act through PYNATIVE's recording (nn/cell.py); a graph's gradient
         // would leave them out: a different gradient than PYNATIVE's.
-        py::object bw = d.contains("_backward_hooks") ? py::object(d["_backward_hooks"])
-                                                      : py::object(py::none());
-        MC_CHECK(bw.is_none() || py::len(bw) == 0, Type, "The Cell '",
-                 py::str(py::type::of(o).attr("__name__")).cast<std::string>(),
-                 "' has backward hooks (register_backward_hook): they run in PYNATIVE mode "
-                 "only, not inside graph code (GRAPH mode, or a @jit function or construct); "
-                 "there the gradient would leave them out");
+        for (const char* kind : {"_backward_hooks", "_backward_pre_hooks"}) {
+          MC_CHECK(!d.contains(kind) || py::len(d[kind]) == 0, Type, "The Cell '",
+                   py::str(py::type::of(o).attr("__name__")).cast<std::string>(),
+                   "' has backward hooks (register_backward_hook/register_backward_pre_hook): "
+                   "they run in PYNATIVE mode only, not inside graph code (GRAPH mode, or a "
+                   "@jit function or construct); there the gradient would leave them out");
+        }
         py::object construct = py::type::of(o).attr("construct");
         // Another method of the cell set on the instance (setattr(net, "construct",
         // net.construct2), as MindSpore's test framework picks a construct): that one.

@@ -1,6 +1,8 @@
 // Lowering of x[index] (see indexing.h).
 #include "ops/indexing.h"
 
+#include <algorithm>
+#include <string>
 #include <vector>
 
 #include "ops/op_table.h"
@@ -102,8 +104,9 @@ class Lowering {
   void tensor(size_t i, const IndexItem& it) {
     MC_CHECK(it.dtype == DType::Bool || is_integral(it.dtype), Index,
              "tensors used as indices must be integer or bool tensors, but got ", it.dtype, ".");
-    MC_CHECK(p_.gather == IndexPlan::Gather::None, Index,
-             "only one tensor index per indexing expression is supported.");
+    MC_CHECK(
+        p_.gather != IndexPlan::Gather::Mask && !(it.dtype == DType::Bool && !p_.items.empty()),
+        Index, "a bool mask index cannot be combined with other tensor indices.");
     if (it.dtype == DType::Bool) {
       MC_CHECK(out_ == 0, Index,
                "a bool mask index must come first (it masks the leading dimensions).");
@@ -123,8 +126,9 @@ class Lowering {
     }
     whole();
     p_.gather = IndexPlan::Gather::Index;
-    p_.axis = out_;
-    p_.item = i;
+    p_.items.push_back(i);
+    p_.axes.push_back(out_);
+    p_.sizes.push_back(x_[static_cast<size_t>(src_)]);
     ++out_;
     ++src_;
   }
@@ -154,6 +158,96 @@ Attrs IndexPlan::slice_attrs() const {
   return a;
 }
 
+namespace {
+
+bool integer_tensor(const IndexItem& it) {
+  return it.kind == Kind::Tensor && it.dtype != DType::Bool;
+}
+
+// numpy: the advanced indices (the integer tensors, and the ints beside them) not next to
+// each other in the index put B first (x[0, :, t]).
+bool advanced_apart(std::span<const IndexItem> items) {
+  auto advanced = [](const IndexItem& it) { return integer_tensor(it) || it.kind == Kind::Int; };
+  size_t first = items.size(), last = 0;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (advanced(items[i])) {
+      first = std::min(first, i);
+      last = i;
+    }
+  }
+  for (size_t i = first; i < last; ++i) {
+    if (!advanced(items[i])) return true;
+  }
+  return false;
+}
+
+// B, the index tensors' shapes broadcast (numpy's IndexError when they do not).
+Shape index_broadcast(const IndexPlan& p, std::span<const IndexItem> items) {
+  Shape b;
+  for (size_t i : p.items) {
+    const Shape& s = items[i].shape;
+    while (b.size() < s.size()) b.insert(b.begin(), 1);
+    const size_t off = b.size() - s.size();
+    for (size_t d = 0; d < s.size(); ++d) {
+      int64_t& o = b[off + d];
+      if (o == 1) {
+        o = s[d];
+      } else if (s[d] != 1 && s[d] != o) {
+        std::string shapes;
+        for (size_t j : p.items) shapes += str(" ", items[j].shape);
+        MC_THROW(Index,
+                 "shape mismatch: indexing tensors could not be broadcast together with "
+                 "shapes",
+                 shapes, ".");
+      }
+    }
+  }
+  return b;
+}
+
+// The Index step's layout: B's place, and for more than one tensor or a B that comes first,
+// the transposes and the flattened shape (indexing.h).
+void plan_advanced(IndexPlan& p, const Shape& x, std::span<const IndexItem> items) {
+  p.index_shape = index_broadcast(p, items);
+  p.front = advanced_apart(items);
+  p.axis = p.front ? 0 : p.axes[0];
+  p.flat = p.items.size() > 1 || p.front;
+  if (!p.flat) return;
+  const Shape& y = p.slice ? p.spec.out_shape : x;  // the sliced result's shape
+  for (int64_t d : y)
+    MC_CHECK(d >= 0, Index, "indexing with several tensors (or one after a slice, None or ",
+             "'...' that follows an int) needs a static shape, but got ", y, ".");
+  const auto rank = static_cast<int64_t>(y.size());
+  Shape perm(p.axes.begin(), p.axes.end()), rest;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (std::find(p.axes.begin(), p.axes.end(), d) == p.axes.end()) {
+      perm.push_back(d);
+      rest.push_back(y[static_cast<size_t>(d)]);
+    }
+  }
+  bool identity = true;
+  for (int64_t d = 0; d < rank; ++d) identity = identity && perm[static_cast<size_t>(d)] == d;
+  if (!identity) p.perm = perm;
+  int64_t n = 1;
+  p.flat_strides.resize(p.sizes.size(), 1);
+  for (size_t k = p.sizes.size(); k-- > 0;) {
+    p.flat_strides[k] = n;
+    n *= p.sizes[k];
+  }
+  p.flat_shape = rest;
+  p.flat_shape.insert(p.flat_shape.begin(), n);
+  if (!p.front && p.axis > 0) {
+    // B + rest -> rest[:axis] + B + rest[axis:]
+    const auto nb = static_cast<int64_t>(p.index_shape.size());
+    for (int64_t d = 0; d < p.axis; ++d) p.back_perm.push_back(nb + d);
+    for (int64_t d = 0; d < nb; ++d) p.back_perm.push_back(d);
+    for (int64_t d = nb + p.axis; d < nb + static_cast<int64_t>(rest.size()); ++d)
+      p.back_perm.push_back(d);
+  }
+}
+
+}  // namespace
+
 IndexPlan lower_index(const Shape& x, std::span<const IndexItem> items) {
   const auto ndim = static_cast<int64_t>(x.size());
   const int64_t consumed = consumed_axes(items);
@@ -163,6 +257,7 @@ IndexPlan lower_index(const Shape& x, std::span<const IndexItem> items) {
   Lowering l(x, p);
   for (size_t i = 0; i < items.size(); ++i) l.item(i, items[i], ndim - consumed);
   if (p.slice) p.spec = strided_slice_spec(x, p.slice_args(), "StridedSlice");
+  if (p.gather == IndexPlan::Gather::Index) plan_advanced(p, x, items);
   return p;
 }
 

@@ -3,6 +3,9 @@
 // (compiler/grad_spec.h) as _C._grad_* for its PYNATIVE path.
 #include <pybind11/stl.h>
 
+#include <memory>
+#include <vector>
+
 #include "compiler/ad/pynative.h"
 #include "compiler/grad_spec.h"
 #include "frontend/py_convert.h"
@@ -133,8 +136,28 @@ void bind_grad_rules(pyb::module_& m) {
 
 }  // namespace
 
+// mycel._no_grad's switch: PYNATIVE recording off on this thread between enter() and exit()
+// (record::Paused); pairs nest.
+class RecordingPause {
+ public:
+  void enter() { paused_.emplace_back(std::make_unique<record::Paused>()); }
+  void exit() {
+    MC_CHECK(!paused_.empty(), Value, "_no_grad: exit() without enter()");
+    paused_.pop_back();
+  }
+
+ private:
+  std::vector<std::unique_ptr<record::Paused>> paused_;
+};
+
 void bind_grad(pyb::module_& m) {
   bind_grad_rules(m);
+  pyb::class_<RecordingPause>(m, "_RecordingPause",
+                              "PYNATIVE grad recording off on this thread between enter() and "
+                              "exit() (mycel._no_grad).")
+      .def(pyb::init<>())
+      .def("enter", &RecordingPause::enter)
+      .def("exit", &RecordingPause::exit);
   m.def(
       "_recording", [] { return record::active(); },
       "Whether a PYNATIVE grad records the ops run on this thread.");

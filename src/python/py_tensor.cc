@@ -82,9 +82,11 @@ bool is_bool_index(pyb::handle it) {
   return pyb::isinstance(it, numpy_module().attr("bool_"));
 }
 
-// One item. A tensor item (a Tensor, or a list or array made one) goes to *index (the first
-// one: the lowering rejects a second); `big` keeps the text of ints beyond int64.
-IndexItem index_item(pyb::handle it, Tensor* index, std::forward_list<std::string>& big) {
+using IndexTensors = InlineVector<Tensor, 2>;
+
+// One item. A tensor item (a Tensor, or a list or array made one) is appended to *indices;
+// `big` keeps the text of ints beyond int64.
+IndexItem index_item(pyb::handle it, IndexTensors* indices, std::forward_list<std::string>& big) {
   using Kind = IndexItem::Kind;
   IndexItem r;
   PyObject* o = it.ptr();
@@ -120,33 +122,33 @@ IndexItem index_item(pyb::handle it, Tensor* index, std::forward_list<std::strin
     r.kind = Kind::Tensor;
     r.dtype = ix.dtype();
     r.shape = ix.shape();
-    if (!index->defined()) *index = std::move(ix);
+    indices->push_back(std::move(ix));
   }
   return r;
 }
 
-// x[idx] lowered: its plan, and its tensor item in *index.
-IndexPlan plan_index(const Tensor& self, pyb::handle idx, Tensor* index) {
+// x[idx] lowered: its plan, and its tensor items in *indices.
+IndexPlan plan_index(const Tensor& self, pyb::handle idx, IndexTensors* indices) {
   IndexItems items;
   std::forward_list<std::string> big;
   if (PyTuple_Check(idx.ptr())) {
     for (pyb::handle it : pyb::reinterpret_borrow<pyb::tuple>(idx))
-      items.push_back(index_item(it, index, big));
+      items.push_back(index_item(it, indices, big));
   } else {
-    items.push_back(index_item(idx, index, big));
+    items.push_back(index_item(idx, indices, big));
   }
   return lower_index(self.shape(), items);
 }
 
 Tensor getitem(const Tensor& self, pyb::handle idx) {
-  Tensor index;
-  IndexPlan p = plan_index(self, idx, &index);
-  return index_get(self, p, index);
+  IndexTensors indices;
+  IndexPlan p = plan_index(self, idx, &indices);
+  return index_get(self, p, indices);
 }
 
 void setitem(const Tensor& self, pyb::handle idx, pyb::handle value) {
-  Tensor index;
-  IndexPlan p = plan_index(self, idx, &index);
+  IndexTensors indices;
+  IndexPlan p = plan_index(self, idx, &indices);
   Tensor v = operand(value, &self);
   // The write is not an op a PYNATIVE gradient records: through it, the gradient would be
   // silently wrong (the written positions still passing the old value's, the value's lost).
@@ -154,7 +156,7 @@ void setitem(const Tensor& self, pyb::handle idx, pyb::handle value) {
            "assigning into a tensor (x[i] = v) inside a gradient computation is not "
            "differentiated (x or v depends on what is differentiated): build the result "
            "without an in-place write (ops.select, ops.tensor_scatter_update, ops.concat).");
-  index_set(self, p, index, v);
+  index_set(self, p, indices, v);
 }
 
 // A cast (or copy) through the Cast op, which a PYNATIVE grad recording sees.

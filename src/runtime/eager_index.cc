@@ -1,6 +1,7 @@
 // PYNATIVE indexing (see eager_index.h).
 #include "runtime/eager_index.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "runtime/eager.h"
@@ -38,6 +39,38 @@ Tensor gather(const Tensor& x, const Tensor& idx, int64_t axis) {
   return run_op1(op, ins, make_attrs(op, a));
 }
 
+Tensor run_with(OpId id, const Tensor& x, const char* name, const Shape& v) {
+  Attrs a;
+  a.set(name, std::vector<int64_t>(v.begin(), v.end()));
+  const OpDef& op = op_def(id);
+  return run_op1(op, std::span<const Tensor>(&x, 1), make_attrs(op, a));
+}
+
+// Index i of an advanced index, bounds-checked and made non-negative: a Gather of
+// arange(size) (Gather's IndexError names the size), on the index's device.
+Tensor checked_index(const Tensor& index, int64_t size) {
+  Tensor r = Tensor::empty({size}, DType::Int64);
+  for (int64_t k = 0; k < size; ++k) r.data<int64_t>()[k] = k;
+  return gather(r.to(index.device()), index, 0);
+}
+
+// Several integer tensors, or one whose dims come first (indexing.h): the indexed axes of
+// v brought first and flattened, gathered at the linear positions, B moved in place.
+Tensor gather_flat(const Tensor& v, const IndexPlan& p, std::span<const Tensor> indices) {
+  Tensor t = p.perm.empty() ? v : run_with(OpId::Transpose, v, "perm", p.perm);
+  t = run_with(OpId::Reshape, t, "shape", p.flat_shape);
+  Tensor lin;
+  for (size_t k = 0; k < p.items.size(); ++k) {
+    Tensor c = checked_index(indices[k], p.sizes[k]);
+    if (p.flat_strides[k] != 1)
+      c = run_op1(OpId::Mul, {c, Tensor::full({}, Scalar::from_int(p.flat_strides[k]), DType::Int64,
+                                              c.device())});
+    lin = lin.defined() ? run_op1(OpId::Add, {lin, c}) : c;
+  }
+  Tensor r = gather(t, lin, 0);
+  return p.back_perm.empty() ? r : run_with(OpId::Transpose, r, "perm", p.back_perm);
+}
+
 // The mask's leading dims flattened into one, so the positions index it.
 Tensor flatten_leading(const Tensor& t, int64_t k) {
   Shape sh;
@@ -61,7 +94,7 @@ Tensor mask_row(const Tensor& target, const Tensor& mask, int64_t flat) {
 
 }  // namespace
 
-Tensor index_get(const Tensor& x, const IndexPlan& p, const Tensor& index) {
+Tensor index_get(const Tensor& x, const IndexPlan& p, std::span<const Tensor> indices) {
   Tensor v;
   if (p.slice && p.empty_axes.empty() && record::active()) {
     // The same view through the op, so that a PYNATIVE grad differentiates it.
@@ -72,52 +105,89 @@ Tensor index_get(const Tensor& x, const IndexPlan& p, const Tensor& index) {
   }
   switch (p.gather) {
     case IndexPlan::Gather::Index:
-      return gather(v, index, p.axis);
+      return p.flat ? gather_flat(v, p, indices) : gather(v, indices[0], p.axis);
     case IndexPlan::Gather::Mask:
-      return gather(flatten_leading(v, p.mask_rank), mask_positions(index), 0);
+      return gather(flatten_leading(v, p.mask_rank), mask_positions(indices[0]), 0);
     case IndexPlan::Gather::None:
       break;
   }
   return v;
 }
 
-void index_set(const Tensor& x, const IndexPlan& p, const Tensor& index, const Tensor& value) {
-  const Tensor target = sliced(x, p);
-  if (p.gather == IndexPlan::Gather::None) {
-    target.copy_from(value.cast(x.dtype()));
-    return;
-  }
-  // A tensor item: write through the rows it selects, one at a time. Each row of the leading
-  // (flattened mask or indexed) axis is a view, so this writes into x.
-  const bool masked = p.gather == IndexPlan::Gather::Mask;
-  const Tensor positions =
-      masked ? mask_positions(index) : index.cpu().cast(DType::Int64).contiguous().reshape({-1});
+namespace {
+
+// x[mask] = value: row by row over the true entries of the mask.
+void mask_set(const Tensor& target, const IndexPlan& p, const Tensor& mask, const Tensor& value) {
+  const Tensor positions = mask_positions(mask);
   const int64_t* pos = positions.data<int64_t>();
   const int64_t count = positions.numel();
   // The value broadcasts against the indexed result: the mask's dims flattened into one
-  // leading dim of size count, or the indexed axis replaced by count (numpy's layout).
+  // leading dim of size count.
   Shape full;
-  int64_t value_axis = 0;
-  if (masked) {
-    full.push_back(count);
-    for (int64_t i = p.mask_rank; i < target.ndim(); ++i) full.push_back(target.dim(i));
-  } else {
-    full = target.shape();
-    full[static_cast<size_t>(p.axis)] = count;
-    value_axis = p.axis;
+  full.push_back(count);
+  for (int64_t i = p.mask_rank; i < target.ndim(); ++i) full.push_back(target.dim(i));
+  Tensor vb = value.cast(target.dtype()).expand(full, "setitem");
+  for (int64_t k = 0; k < count; ++k) mask_row(target, mask, pos[k]).copy_from(vb.select(0, k));
+}
+
+// x[t1, t2, ...] = value: row by row over the positions of B, each row the view that
+// selects the indexed axes at the indices there.
+void advanced_set(const Tensor& target, const IndexPlan& p, std::span<const Tensor> indices,
+                  const Tensor& value) {
+  const Shape& b = p.index_shape;
+  const size_t k = p.items.size();
+  std::vector<Tensor> idx(k);
+  for (size_t i = 0; i < k; ++i)
+    idx[i] = indices[i].cpu().cast(DType::Int64).expand(b, "setitem").contiguous();
+  // The result reading gives: B in place of the indexed axes (at p.axis), or first.
+  Shape rest, full;
+  for (int64_t d = 0; d < target.ndim(); ++d)
+    if (std::find(p.axes.begin(), p.axes.end(), d) == p.axes.end()) rest.push_back(target.dim(d));
+  const auto nb = static_cast<int64_t>(b.size());
+  for (int64_t d = 0; d <= static_cast<int64_t>(rest.size()); ++d) {
+    if (d == p.axis)
+      for (int64_t e : b) full.push_back(e);
+    if (d < static_cast<int64_t>(rest.size())) full.push_back(rest[static_cast<size_t>(d)]);
   }
-  Tensor vb = value.cast(x.dtype()).expand(full, "setitem");
-  for (int64_t k = 0; k < count; ++k) {
-    Tensor row;
-    if (masked) {
-      row = mask_row(target, index, pos[k]);
-    } else {
-      const int64_t n = target.dim(p.axis), i = pos[k];
-      MC_CHECK(i >= -n && i < n, Index, "index ", i, " is out of bounds for dimension ", p.axis,
+  Tensor vb = value.cast(target.dtype()).expand(full, "setitem");
+  if (p.axis > 0) {  // B first
+    Shape perm;
+    for (int64_t d = 0; d < nb; ++d) perm.push_back(p.axis + d);
+    for (int64_t d = 0; d < p.axis; ++d) perm.push_back(d);
+    for (int64_t d = p.axis + nb; d < static_cast<int64_t>(full.size()); ++d) perm.push_back(d);
+    vb = vb.permute(perm, "setitem");
+  }
+  Shape flat = rest;
+  flat.insert(flat.begin(), -1);
+  vb = vb.contiguous().reshape(flat, "setitem");
+  const int64_t count = vb.dim(0);
+  for (int64_t j = 0; j < count; ++j) {
+    Tensor row = target;
+    for (size_t i = k; i-- > 0;) {  // the highest axis first, so the lower ones stay put
+      const int64_t n = p.sizes[i], v = idx[i].data<int64_t>()[j];
+      MC_CHECK(v >= -n && v < n, Index, "index ", v, " is out of bounds for dimension ", p.axes[i],
                " with size ", n, ".");
-      row = target.select(p.axis, i < 0 ? i + n : i);
+      row = row.select(p.axes[i], v < 0 ? v + n : v);
     }
-    row.copy_from(vb.select(value_axis, k));
+    row.copy_from(vb.select(0, j));
+  }
+}
+
+}  // namespace
+
+void index_set(const Tensor& x, const IndexPlan& p, std::span<const Tensor> indices,
+               const Tensor& value) {
+  const Tensor target = sliced(x, p);
+  switch (p.gather) {
+    case IndexPlan::Gather::None:
+      target.copy_from(value.cast(x.dtype()));
+      return;
+    case IndexPlan::Gather::Mask:
+      mask_set(target, p, indices[0], value);
+      return;
+    case IndexPlan::Gather::Index:
+      advanced_set(target, p, indices, value);
+      return;
   }
 }
 

@@ -3,17 +3,20 @@
 //
 // Reading: step 1 is a view of x (the StridedSlice run through run_op while a grad recording
 // is active, so that the recording sees it, else the view made directly); step 2 runs Gather.
-// Writing goes through views of x: the sliced view is written whole, or for a tensor item
-// row by row (each position of the integer index or each true entry of the mask), the value
-// broadcast against the result reading would give.
+// Writing goes through views of x: the sliced view is written whole, or for tensor items
+// row by row (each position of the broadcast integer indices or each true entry of the
+// mask), the value broadcast against the result reading would give.
 #pragma once
+
+#include <span>
 
 #include "ops/indexing.h"
 
 namespace mycel {
 
-// `index` is the plan's tensor item (unused when the plan has no Gather).
-Tensor index_get(const Tensor& x, const IndexPlan& p, const Tensor& index);
-void index_set(const Tensor& x, const IndexPlan& p, const Tensor& index, const Tensor& value);
+// `indices` are the index's tensor items, in order (none when the plan has no Gather).
+Tensor index_get(const Tensor& x, const IndexPlan& p, std::span<const Tensor> indices);
+void index_set(const Tensor& x, const IndexPlan& p, std::span<const Tensor> indices,
+               const Tensor& value);
 
 }  // namespace mycel

@@ -233,3 +233,24 @@ def test_div_rounding_modes_match_torch():
     assert ms._mycel.result_type(ms.Tensor(a), 2.5) == ms.float32
     with pytest.raises(ValueError, match="rounding_mode"):
         ops.div(ms.Tensor(a), 2, rounding_mode="round")
+
+
+class _Reductions(ms.nn.Cell):
+    def construct(self, x):
+        return (F.reduce_sum(x), F.reduce_sum(x, 1), F.reduce_mean(x, 0), F.reduce_max(x, (0, 1)),
+                F.reduce_min(x, 1), F.reduce_prod(x, 1))
+
+
+@pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE])
+def test_functional_reduce_instances(mode):
+    # MindSpore's F.reduce_sum etc. are primitive instances: F.reduce_sum(x, axis)
+    old = ms.get_context("mode")
+    try:
+        ms.set_context(mode=mode)
+        x = np.arange(1, 7, dtype=np.float32).reshape(2, 3)
+        got = [t.asnumpy() for t in _Reductions()(ms.Tensor(x))]
+        want = [x.sum(), x.sum(1), x.mean(0), x.max(), x.min(1), x.prod(1)]
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-6)
+    finally:
+        ms.set_context(mode=old)

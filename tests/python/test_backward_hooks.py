@@ -73,6 +73,71 @@ def test_backward_hook_matches_torch_full_backward_hook(scale):
     assert len(seen) == 1
 
 
+class TwoInputs(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.mul = nn.MatMul()
+
+    def construct(self, x, y):
+        return self.mul(x, y) * 2
+
+
+@pytest.mark.parametrize("scale", [None, 3.0])
+def test_backward_pre_hook_matches_torch_output_hook(scale):
+    """The pre-hook sees the gradient of the Cell's output (a tuple of it) before the Cell's
+    inputs get theirs, and what it returns replaces it; a Cell of two inputs is fine."""
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    a = RNG.standard_normal((2, 3)).astype(np.float32)
+    b = RNG.standard_normal((3, 4)).astype(np.float32)
+    net = TwoInputs()
+    seen = []
+
+    def hook(cell, gout):
+        assert cell is net.mul and isinstance(gout, tuple) and len(gout) == 1
+        seen.append(gout[0].asnumpy())
+        return gout[0] * scale if scale is not None else None
+
+    handle = net.mul.register_backward_pre_hook(hook)
+    ga, gb = ms.grad(lambda x, y: (net(x, y) ** 2).sum(), grad_position=(0, 1))(
+        ms.Tensor(a), ms.Tensor(b))
+
+    # torch 1.13 (Debian's) has no register_full_backward_pre_hook: the same rule as a hook on
+    # the module's output tensor, which sees and may replace the output's gradient
+    tseen = []
+
+    def thook(g):
+        tseen.append(g.detach().numpy().copy())
+        return g * scale if scale is not None else None
+
+    ta, tb = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    tout = ta @ tb
+    tout.register_hook(thook)
+    ((tout * 2) ** 2).sum().backward()
+    assert len(seen) == len(tseen) == 1
+    np.testing.assert_allclose(seen[0], tseen[0], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(ga.asnumpy(), ta.grad.numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(gb.asnumpy(), tb.grad.numpy(), rtol=1e-5, atol=1e-5)
+    handle.remove()
+    ms.grad(lambda x, y: (net(x, y) ** 2).sum())(ms.Tensor(a), ms.Tensor(b))
+    assert len(seen) == 1
+
+
+def test_backward_pre_hook_errors():
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    net = TwoInputs()
+    net.mul.register_backward_pre_hook(lambda c, g: (g[0], g[0]))
+    x, y = ms.Tensor(np.ones((2, 2), np.float32)), ms.Tensor(np.ones((2, 2), np.float32))
+    with pytest.raises(TypeError, match="register_backward_pre_hook.*1 gradient"):
+        ms.grad(lambda a, b: net(a, b).sum())(x, y)
+    old = ms.get_context("mode")
+    try:
+        ms.set_context(mode=ms.GRAPH_MODE)
+        with pytest.raises(TypeError, match="'MatMul' has backward hooks"):
+            ms.grad(net)(x, y)
+    finally:
+        ms.set_context(mode=old)
+
+
 def test_backward_hook_runs_on_every_step_with_that_step_s_gradients():
     ms.set_context(mode=ms.PYNATIVE_MODE)
     net = Net()
@@ -118,16 +183,17 @@ def test_backward_hook_bad_results_are_type_errors():
 def test_hook_backward_follows_the_documented_example():
     ms.set_context(mode=ms.PYNATIVE_MODE)
     seen = []
-    hook = ops.HookBackward(lambda g: seen.append(g.asnumpy()))
+    # MindSpore's documented example prints the hook's argument as a tuple: (Tensor(2),)
+    hook = ops.HookBackward(lambda g: seen.append((type(g), g[0].asnumpy())))
 
     def f(x, y):
         z = hook(x * y)
         return z * y
 
     gx, gy = ms.grad(f, grad_position=(0, 1))(ms.Tensor(1.0), ms.Tensor(2.0))
-    assert (float(gx), float(gy)) == (4.0, 4.0) and seen == [2.0]
+    assert (float(gx), float(gy)) == (4.0, 4.0) and seen == [(tuple, 2.0)]
 
-    double = ops.HookBackward(lambda g: g * 2)
+    double = ops.HookBackward(lambda g: (g[0] * 2,))
 
     def h(x, y):
         z = double(x * y)
@@ -139,8 +205,20 @@ def test_hook_backward_follows_the_documented_example():
     (tz * ty).backward()
     gx, gy = ms.grad(h, grad_position=(0, 1))(ms.Tensor(1.0), ms.Tensor(2.0))
     assert (float(gx), float(gy)) == (tx.grad.item(), ty.grad.item()) == (8.0, 6.0)
+    # a hook may also return the one gradient as a Tensor
+    double1 = ops.HookBackward(lambda g: g[0] * 2)
+    gx1, _ = ms.grad(lambda x, y: double1(x * y) * y,
+                     grad_position=(0, 1))(ms.Tensor(1.0), ms.Tensor(2.0))
+    assert float(gx1) == 8.0
     with pytest.raises(TypeError, match="HookBackward"):
         ops.HookBackward(3)
+    bad = ops.HookBackward(lambda g: (g[0], g[0]))
+    with pytest.raises(TypeError, match="HookBackward.*1 gradient"):
+        ms.grad(lambda x: bad(x * 2) * 3)(ms.Tensor(1.0))
+    two = ops.HookBackward(lambda g: None)
+    assert [float(t) for t in two(ms.Tensor(1.0), ms.Tensor(2.0))] == [1.0, 2.0]
+    with pytest.raises(NotImplementedError, match="HookBackward"):
+        ms.grad(lambda x: two(x, x * 2)[0])(ms.Tensor(1.0))
 
 
 CLIP = ops.InsertGradientOf(lambda g: ops.clamp(g, -1.0, 1.0))

@@ -68,3 +68,39 @@ def test_a_hooked_cell_inside_graph_code_is_a_type_error():
 def test_hook_must_be_callable():
     with pytest.raises(TypeError, match="'hook_fn' must be callable"):
         Net().register_forward_hook(3)
+
+
+class KwNet(nn.Cell):
+    def construct(self, x, bias=None):
+        y = x * 3.0
+        return y if bias is None else y + bias
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE], ids=["pynative", "graph"])
+def test_hooks_with_kwargs_see_and_replace_keyword_inputs(mode):
+    old = ms.get_context("mode")
+    try:
+        ms.set_context(mode=mode)
+        net = KwNet()
+        x, b = ms.Tensor(np.float32(2.0)), ms.Tensor(np.float32(3.0))
+
+        def pre(cell, args, kwargs):
+            return args, {"bias": kwargs["bias"] * 2.0}
+
+        h1 = net.register_forward_pre_hook(pre, with_kwargs=True)
+        h2 = net.register_forward_pre_hook(lambda cell, args: args[0] + 1.0)
+        assert float(net(x, bias=b)) == 15.0  # (2 + 1) * 3 + 3 * 2
+        h1.remove()
+        assert float(net(x, bias=b)) == 12.0
+        h2.remove()
+        h3 = net.register_forward_hook(lambda cell, args, kwargs, out: out + kwargs["bias"],
+                                       with_kwargs=True)
+        assert float(net(x, bias=b)) == 12.0  # 2 * 3 + 3, then + 3
+        h3.remove()
+        net.register_forward_pre_hook(lambda cell, args, kwargs: args, with_kwargs=True)
+        with pytest.raises(RuntimeError, match="must return None or a tuple of"):
+            net(x, bias=b)
+        with pytest.raises(TypeError, match="with_kwargs"):
+            net.register_forward_hook(lambda *a: None, with_kwargs=1)
+    finally:
+        ms.set_context(mode=old)

@@ -101,6 +101,18 @@ def test_integer_gradients_through_shape_ops_and_reductions(mode):
     same(run(mode, lambda: ms.grad(f), Tensor(x)), np.full(6, 3, np.int32))
 
 
+def _cumsum_weighted(x):
+    return ops.sum(ops.cumsum(x, 1) * Tensor(np.array([[1, 2, 3, 4]], np.int8)))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_integer_cumsum_has_a_gradient(mode):
+    # CumSum is linear: d/dx_k sum_i w_i * cumsum(x)_i = sum_{i >= k} w_i, in int8
+    x = np.array([[1, 2, 3, 4], [5, -6, 7, 8]], np.int8)
+    same(run(mode, lambda: ms.grad(_cumsum_weighted), Tensor(x)),
+         np.array([[10, 9, 7, 4], [10, 9, 7, 4]], np.int8))
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_get_all_keeps_zeros_for_bool_inputs(mode):
     def f(x, m):

@@ -375,3 +375,39 @@ def test_extra_layers_and_random():
         mint.select(Tensor(X), 1, 4)
     with pytest.raises(ValueError, match="glu"):
         mint.nn.functional.glu(Tensor(X), 2)
+
+
+def _ravel_and_pads(x):
+    return (mint.ravel(x), mint.nn.ConstantPad1d((1, 2), 0.5)(x),
+            mint.nn.ZeroPad2d((1, 0, 2, 1))(x), mint.nn.ReflectionPad1d(1)(x),
+            mint.nn.ReplicationPad1d((2, 1))(x))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_ravel_and_padding_cells(mode):
+    x = np.arange(12, dtype=np.float32).reshape(1, 3, 4)
+    got = _run(mode, _ravel_and_pads, Tensor(x))
+    t = torch.tensor(x)
+    want = (torch.ravel(t), torch.nn.ConstantPad1d((1, 2), 0.5)(t),
+            torch.nn.ZeroPad2d((1, 0, 2, 1))(t), torch.nn.ReflectionPad1d(1)(t),
+            torch.nn.ReplicationPad1d((2, 1))(t))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.asnumpy(), w.numpy())
+
+
+def _int_sums(x):
+    return mint.sum(x), mint.sum(x, 1), mint.prod(x, 1), mint.sum(x, 1, dtype=ms.float32)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int16, np.int32, np.uint8])
+def test_sum_and_prod_of_integers_accumulate_in_int64(mode, dtype):
+    # torch.sum/prod: bool and integer inputs give int64 (an int8 sum of 100s does not wrap)
+    x = np.full((2, 3), 1 if dtype == np.bool_ else 100).astype(dtype)
+    x[0, 0] = 0
+    got = _run(mode, _int_sums, Tensor(x))
+    t = torch.tensor(x)
+    want = (torch.sum(t), torch.sum(t, 1), torch.prod(t, 1), torch.sum(t, 1, dtype=torch.float32))
+    for g, w in zip(got, want):
+        assert str(g.dtype).lower() == str(w.dtype).split(".")[1], (g.dtype, w.dtype)
+        np.testing.assert_array_equal(g.asnumpy(), w.numpy())

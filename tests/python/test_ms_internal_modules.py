@@ -9,6 +9,7 @@ from mycel import Tensor, nn
 from mycel.common import dtype as mstype
 from mycel.ops.auto_generate import gen_ops_def, gen_ops_prim
 from mycel.ops.operations._inner_ops import TopTypeof
+from mycel.ops.operations import manually_defined as F
 
 MODES = (ms.GRAPH_MODE, ms.PYNATIVE_MODE)
 
@@ -140,3 +141,31 @@ def test_addn_all_any_dtype(mode):
     assert not bool(a.asnumpy())
     np.testing.assert_array_equal(b.asnumpy(), (y > 0).any(0))
     assert dt == mstype.float32
+
+
+class _ScalarNet(nn.Cell):
+    def construct(self, x, a, b):
+        return (F.rank(x), F.shape_(x), F.scalar_add(a, b), F.scalar_div(a, b),
+                F.scalar_floordiv(a, b), F.scalar_mod(-a, b), F.scalar_pow(a, 2),
+                F.scalar_lt(a, b), F.scalar_eq(a, a))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_manually_defined_rank_shape_and_scalars(mode):
+    ms.set_context(mode=mode)
+    x = Tensor(np.ones((2, 3, 4), np.float32))
+    out = _ScalarNet()(x, 7, 2)
+    assert tuple(out) == (3, (2, 3, 4), 9, 3.5, 3, 1, 49, False, True)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_gen_ops_def_ones_and_zeros(mode):
+    ms.set_context(mode=mode)
+
+    class Net(nn.Cell):
+        def construct(self):
+            return gen_ops_def.ones((2, 3), ms.float32), gen_ops_def.zeros((4,), ms.int32)
+
+    a, b = Net()()
+    np.testing.assert_array_equal(a.asnumpy(), np.ones((2, 3), np.float32))
+    np.testing.assert_array_equal(b.asnumpy(), np.zeros(4, np.int32))

@@ -230,6 +230,18 @@ def test_cummax_cummin_match_torch(mode, dtype):
     np.testing.assert_array_equal(vals, np.maximum.accumulate(x, 1))
 
 
+@pytest.mark.parametrize("dtype", [np.uint64, np.uint32, np.uint16, np.uint8, np.int8, np.bool_])
+def test_cummax_cummin_of_every_integer_width(mode, dtype):
+    # the running extreme starts at the dtype's own bound (for uint64 it was int64's, cast:
+    # 2**63, which a cummax of small values returned)
+    x = RNG.integers(0, 120, (3, 6)).astype(dtype)
+    if dtype == np.uint64:
+        x[1, 2] = 2 ** 64 - 3
+    for name, acc in (("cummax", np.maximum), ("cummin", np.minimum)):
+        vals, _ = run(lambda a: getattr(ops, name)(a, 1), x)
+        np.testing.assert_array_equal(vals, acc.accumulate(x, 1))
+
+
 def test_cummax_gradient_matches_torch():
     ms.set_context(mode=ms.PYNATIVE_MODE)
     x = RNG.standard_normal((3, 6))
@@ -269,3 +281,48 @@ def test_argument_errors():
         ops.gather_nd(t, ms.Tensor(np.array([[0.0]], np.float32)))
     with pytest.raises(TypeError, match="'hstack'"):
         ops.hstack(t)
+
+
+def test_range_takes_maxlen(mode):
+    # MindSpore's ops.range(start, end, step, maxlen): the output as numpy's arange, and at
+    # most maxlen elements
+    np.testing.assert_array_equal(run(lambda: ops.range(0, 10, 2, maxlen=10)), np.arange(0, 10, 2))
+    np.testing.assert_array_equal(run(lambda: ops.range(1.0, 2.0, 0.25)),
+                                  np.arange(1.0, 2.0, 0.25, dtype=np.float32))
+    with pytest.raises(ValueError, match="more than maxlen"):
+        run(lambda: ops.range(0, 10, 1, maxlen=5))
+    with pytest.raises(TypeError, match="maxlen"):
+        run(lambda: ops.range(0, 10, 1, maxlen=0))
+
+
+class _Cummax(ms.nn.Cell):
+    def construct(self, x):
+        return ops.cummax(x, 1)[0]
+
+
+def test_cummax_along_a_dynamic_axis_says_so():
+    old = ms.get_context("mode")
+    try:
+        ms.set_context(mode=ms.GRAPH_MODE)
+        net = _Cummax()
+        net.set_inputs(ms.Tensor(shape=[2, None], dtype=ms.float32))
+        with pytest.raises(ValueError, match="cummax.*axis 1 must be known at compile time"):
+            net(ms.Tensor(np.ones((2, 3), np.float32)))
+        # along a static axis a dynamic batch is fine
+        net.set_inputs(ms.Tensor(shape=[None, 3], dtype=ms.float32))
+        x = RNG.standard_normal((4, 3)).astype(np.float32)
+        np.testing.assert_array_equal(net(ms.Tensor(x)).asnumpy(), np.maximum.accumulate(x, 1))
+    finally:
+        ms.set_context(mode=old)
+
+
+def test_vecdot_conjugates_complex_x(mode):
+    # torch.linalg.vecdot (and MindSpore's): sum(conj(x) * y); the real case is unchanged
+    x = (RNG.standard_normal((3, 4)) + 1j * RNG.standard_normal((3, 4))).astype(np.complex64)
+    y = (RNG.standard_normal((4,)) + 1j * RNG.standard_normal((4,))).astype(np.complex64)
+    got = run(lambda a, b: ops.vecdot(a, b, axis=-1), x, y)
+    want = torch.linalg.vecdot(torch.from_numpy(x), torch.from_numpy(y)).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    xr = RNG.standard_normal((2, 5)).astype(np.float32)
+    np.testing.assert_allclose(run(lambda a: ops.vecdot(a, a), xr), (xr * xr).sum(-1),
+                               rtol=1e-5)

@@ -51,12 +51,18 @@ def test_logit_and_erfinv(mode):
     np.testing.assert_allclose(run(ops.erfinv, y32), want32, rtol=2e-6, atol=1e-7)
 
 
-def test_erfinv_gradient():
-    ms.set_context(mode=ms.PYNATIVE_MODE)
-    y = RNG.uniform(-0.95, 0.95, 7)
-    g = ms.grad(lambda t: ops.erfinv(t).sum())(ms.Tensor(y)).asnumpy()
+def _erfinv_sum(t):
+    return ops.erfinv(t).sum()
+
+
+def test_erfinv_gradient(mode):
+    # 0 and +-0.5 included: at 0 the gradient is sqrt(pi)/2 (it was 0, through |y| and sign)
+    y = np.concatenate([RNG.uniform(-0.95, 0.95, 7), [0.0, 0.5, -0.5, 0.999]])
+    g = run(ms.grad(_erfinv_sum), y)
     x = scipy.special.erfinv(y)
     np.testing.assert_allclose(g, math.sqrt(math.pi) / 2 * np.exp(x * x), rtol=1e-8)
+    g32 = run(ms.grad(_erfinv_sum), y.astype(np.float32))
+    np.testing.assert_allclose(g32, math.sqrt(math.pi) / 2 * np.exp(x * x), rtol=2e-5)
 
 
 def test_division_variants(mode):

@@ -113,9 +113,10 @@ class _JitFunction:
     def __call__(self, *args, **kwargs):
         pos = _positional(self._sig, args, kwargs, self._kw_dict)
         # Inside a PYNATIVE gradient's recording, a graph with a custom gradient rule (a
-        # Cell's bprop, a register_hook) runs eagerly: the optimised graph no longer has the
-        # rule (compiler/compile.h, CompileResult::custom_grads), so the recording of its ops
-        # would differentiate them automatically.
+        # Cell's bprop, a register_hook) or a stop_gradient runs eagerly: the optimised graph
+        # no longer has the rule (compiler/compile.h, CompileResult::custom_grads), so the
+        # recording of its ops would differentiate them automatically (through the
+        # stop_gradient: a silently wrong gradient).
         if _C._recording() and self._graph.custom_grads(*pos):
             return self._target(*args, **kwargs)
         if self._check_symbols is not None:
@@ -163,6 +164,10 @@ class _JitFunction:
             specs = [_input_spec(t) for t in inputs]
         from mycel.common.symbol import input_checker
         self._input_signature = inputs
+        if self._kw_dict and any(p.kind == p.VAR_KEYWORD for p in self._sig.parameters.values()):
+            # a **kwargs parameter's dict comes last among the graph's arguments
+            # (_positional): the signature leaves it free
+            specs = list(specs) + [None]
         self._graph.set_input_signature(specs)
         self._check_symbols = input_checker(inputs)
 

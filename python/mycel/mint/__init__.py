@@ -14,6 +14,7 @@ from mycel import _mycel as _C
 from mycel import ops as _ops
 from mycel.ops.function.select_func import unique_ext as _unique_ext
 from mycel.common import generator as _gen
+from mycel.ops.primitive import constexpr as _constexpr
 
 # Functions whose MindSpore signature is already PyTorch's, taken from mycel.ops as they are.
 _SAME = """abs neg negative exp exp2 expm1 log log1p log2 log10 sqrt rsqrt square reciprocal sin
@@ -88,9 +89,22 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A0
 
 
 # Reductions: dim / keepdim.
+@_constexpr
+def _accumulates_in_int64(dt):
+    return dt == _C.bool or dt in _INTS
+
+
+_INTS = (_C.int8, _C.int16, _C.int32, _C.uint8, _C.uint16, _C.uint32)  # int64, uint64 stay
+
+
 def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001,A002
-    """The sum over dim (all when None), in dtype when given."""
-    return _ops.sum(input, dim, keepdim, dtype=dtype)
+    """The sum over dim (all when None), in dtype when given; bool and integer inputs sum in
+    int64 by default (torch.sum: an int8 sum does not wrap around in int8)."""
+    if dtype is None and _accumulates_in_int64(input.dtype):
+        dtype = _C.int64
+    if dtype is not None:
+        input = _ops.cast(input, dtype)
+    return _ops.sum(input, dim, keepdim)
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
@@ -101,7 +115,10 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
-    """The product over dim (all when None)."""
+    """The product over dim (all when None); bool and integer inputs multiply in int64 by
+    default (torch.prod)."""
+    if dtype is None and _accumulates_in_int64(input.dtype):
+        dtype = _C.int64
     if dtype is not None:
         input = _ops.cast(input, dtype)
     return _ops.prod(input, dim, keepdim)
@@ -331,6 +348,11 @@ def flatten(input, start_dim=0, end_dim=-1):  # noqa: A002
     """input with dims start_dim..end_dim merged into one (all of them by default, as
     ``torch.flatten``; ops.flatten starts at dim 1)."""
     return _ops.flatten(input, start_dim=start_dim, end_dim=end_dim)
+
+
+def ravel(input):  # noqa: A002
+    """input flattened into one dimension (torch.ravel)."""
+    return _ops.reshape(input, (-1,))
 
 
 def count_nonzero(input, dim=None):  # noqa: A002

@@ -79,6 +79,22 @@ def _check_construct_call(cell, inputs, kwargs):
                         f"method's first parameter is the cell itself, 'self'.") from None
 
 
+class _KwargsHook:
+    """A forward (pre-)hook registered with_kwargs: called with the call's keyword inputs."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, *args):
+        return self.fn(*args)
+
+
+def _with_kwargs(hook_fn, with_kwargs):
+    if not isinstance(with_kwargs, bool):
+        raise TypeError(f"'with_kwargs' must be a bool, but got {type(with_kwargs).__name__}.")
+    return _KwargsHook(hook_fn) if with_kwargs and callable(hook_fn) else hook_fn
+
+
 class HookHandle:
     """What register_forward_pre_hook/register_forward_hook return: ``remove()``
     unregisters the hook (a second remove() does nothing)."""
@@ -214,7 +230,8 @@ class Cell:
         d = self.__dict__
         if "_cells" not in d:
             self._cells  # noqa: B018 (__getattr__'s error: __init__ skipped Cell's)
-        if "_forward_pre_hooks" in d or "_forward_hooks" in d or "_backward_hooks" in d:
+        if "_forward_pre_hooks" in d or "_forward_hooks" in d or "_backward_hooks" in d or \
+                "_backward_pre_hooks" in d:
             return self._call_hooked(inputs, kwargs)
         return self._call_unhooked(inputs, kwargs)
 
@@ -290,19 +307,24 @@ class Cell:
         """The inputs given to set_inputs, or None."""
         return self.__dict__.get("_mycel_inputs")
 
-    def register_forward_pre_hook(self, hook_fn):
+    def register_forward_pre_hook(self, hook_fn, with_kwargs=False):
         """Registers ``hook_fn(cell, inputs)``, run before each call of this Cell from Python
         with the positional inputs as a tuple; a value it returns (a tuple, or one input)
-        replaces them. Hooks run in PYNATIVE mode and around the outermost Cell in GRAPH
-        mode; a Cell with hooks called inside graph code is a TypeError (MindSpore runs them
-        in PYNATIVE mode only). Returns a handle whose ``remove()`` unregisters it."""
-        return self._add_hook("_forward_pre_hooks", hook_fn, "register_forward_pre_hook")
+        replaces them. With ``with_kwargs`` it is ``hook_fn(cell, inputs, kwargs)`` and returns
+        None or ``(new_inputs, new_kwargs)`` (another value is a RuntimeError). Hooks run in
+        PYNATIVE mode and around the outermost Cell in GRAPH mode; a Cell with hooks called
+        inside graph code is a TypeError (MindSpore runs them in PYNATIVE mode only). Returns
+        a handle whose ``remove()`` unregisters it."""
+        return self._add_hook("_forward_pre_hooks", _with_kwargs(hook_fn, with_kwargs),
+                              "register_forward_pre_hook")
 
-    def register_forward_hook(self, hook_fn):
+    def register_forward_hook(self, hook_fn, with_kwargs=False):
         """Registers ``hook_fn(cell, inputs, output)``, run after each call of this Cell from
-        Python; a value it returns replaces the output. Where hooks run: as
-        register_forward_pre_hook. Returns a handle whose ``remove()`` unregisters it."""
-        return self._add_hook("_forward_hooks", hook_fn, "register_forward_hook")
+        Python (with ``with_kwargs``: ``hook_fn(cell, inputs, kwargs, output)``); a value it
+        returns replaces the output. Where hooks run: as register_forward_pre_hook. Returns a
+        handle whose ``remove()`` unregisters it."""
+        return self._add_hook("_forward_hooks", _with_kwargs(hook_fn, with_kwargs),
+                              "register_forward_hook")
 
     def register_backward_hook(self, hook_fn):
         """Registers ``hook_fn(cell, grad_input, grad_output)``, run in a PYNATIVE grad once the
@@ -316,40 +338,71 @@ class Cell:
         is a NotImplementedError). Returns a handle whose ``remove()`` unregisters it."""
         return self._add_hook("_backward_hooks", hook_fn, "register_backward_hook")
 
+    def register_backward_pre_hook(self, hook_fn):
+        """Registers ``hook_fn(cell, grad_output)``, run in a PYNATIVE grad when the gradient
+        of this Cell's output reaches it, before the gradients of its inputs are computed:
+        ``grad_output`` is the tuple of the output's gradient; a value it returns (a tuple of
+        one Tensor, or the Tensor) replaces it, None keeps it (torch's
+        ``register_full_backward_pre_hook``). Where it runs: as register_backward_hook. mycel
+        supports it on Cells with one Tensor output (a call returning more is a
+        NotImplementedError). Returns a handle whose ``remove()`` unregisters it."""
+        return self._add_hook("_backward_pre_hooks", hook_fn, "register_backward_pre_hook")
+
     def _call_backward_hooked(self, inputs, kwargs):
-        """A call in a PYNATIVE grad with backward hooks: the input and the outputs pass through
-        identities whose gradient rules see the gradients (common/grad_hooks.py)."""
+        """A call in a PYNATIVE grad with backward (pre-)hooks: the input and the outputs pass
+        through identities whose gradient rules see the gradients (common/grad_hooks.py)."""
         from mycel.common.grad_hooks import pass_gradient
-        pos = [i for i, a in enumerate(inputs) if isinstance(a, _C.Tensor)]
-        if len(pos) != 1:
-            raise NotImplementedError(
-                f"For 'register_backward_hook', mycel supports Cells called with one Tensor "
-                f"input; {type(self).__name__} was called with {len(pos)}.")
+        hooks = self.__dict__.get("_backward_hooks")
+        pre = self.__dict__.get("_backward_pre_hooks")
         grad_output = {}
         n_out = [0]
+        inputs = list(inputs)
+        if hooks:
+            pos = [i for i, a in enumerate(inputs) if isinstance(a, _C.Tensor)]
+            if len(pos) != 1:
+                raise NotImplementedError(
+                    f"For 'register_backward_hook', mycel supports Cells called with one Tensor "
+                    f"input; {type(self).__name__} was called with {len(pos)}.")
 
-        def on_input_grad(g):
-            outs = tuple(grad_output.get(k) for k in range(n_out[0]))
-            grads = (g,)
-            for fn in list(self.__dict__.get("_backward_hooks", {}).values()):
-                new = fn(self, grads, outs)
-                if new is not None:
-                    grads = tuple(new) if isinstance(new, (tuple, list)) else (new,)
-                    if len(grads) != 1:
-                        raise TypeError(f"For 'register_backward_hook', the hook must return "
-                                        f"None or 1 gradient (one per Tensor input), but it "
-                                        f"returned {len(grads)}.")
-            return grads[0]
+            def on_input_grad(g):
+                outs = tuple(grad_output.get(k) for k in range(n_out[0]))
+                grads = (g,)
+                for fn in list(self.__dict__.get("_backward_hooks", {}).values()):
+                    new = fn(self, grads, outs)
+                    if new is not None:
+                        grads = tuple(new) if isinstance(new, (tuple, list)) else (new,)
+                        if len(grads) != 1:
+                            raise TypeError(f"For 'register_backward_hook', the hook must "
+                                            f"return None or 1 gradient (one per Tensor "
+                                            f"input), but it returned {len(grads)}.")
+                return grads[0]
+
+            inputs[pos[0]] = pass_gradient(inputs[pos[0]], on_input_grad,
+                                           "register_backward_hook")
 
         def keep(k):
-            return lambda g: grad_output.__setitem__(k, g)
+            def on_output_grad(g):
+                for fn in list(self.__dict__.get("_backward_pre_hooks", {}).values()):
+                    new = fn(self, (g,))
+                    if new is not None:
+                        new = tuple(new) if isinstance(new, (tuple, list)) else (new,)
+                        if len(new) != 1:
+                            raise TypeError(f"For 'register_backward_pre_hook', the hook must "
+                                            f"return None or 1 gradient (one per output), but "
+                                            f"it returned {len(new)}.")
+                        g = new[0]
+                grad_output[k] = g
+                return g
+            return on_output_grad
 
-        inputs = list(inputs)
-        inputs[pos[0]] = pass_gradient(inputs[pos[0]], on_input_grad, "register_backward_hook")
         out = self._call_unhooked(tuple(inputs), kwargs)
         if isinstance(out, _C.Tensor):
             n_out[0] = 1
             return pass_gradient(out, keep(0), "register_backward_hook")
+        if pre:
+            raise NotImplementedError(
+                f"For 'register_backward_pre_hook', mycel supports Cells with one Tensor "
+                f"output; {type(self).__name__} returned {type(out).__name__}.")
         if isinstance(out, tuple):
             n_out[0] = len(out)
             return tuple(pass_gradient(o, keep(k), "register_backward_hook")
@@ -372,15 +425,28 @@ class Cell:
         """A call with forward hooks: the pre-hooks (in registration order) may replace the
         inputs, the forward hooks the output."""
         for fn in list(self.__dict__.get("_forward_pre_hooks", {}).values()):
+            if isinstance(fn, _KwargsHook):
+                new = fn.fn(self, inputs, kwargs)
+                if new is not None:
+                    if not (isinstance(new, tuple) and len(new) == 2 and
+                            isinstance(new[1], dict)):
+                        raise RuntimeError("forward pre hook with kwargs must return None or a "
+                                           "tuple of (new_args, new_kwargs), but got "
+                                           f"{type(new).__name__}.")
+                    inputs = tuple(new[0]) if isinstance(new[0], (tuple, list)) else (new[0],)
+                    kwargs = new[1]
+                continue
             new = fn(self, inputs)
             if new is not None:
                 inputs = new if isinstance(new, tuple) else (new,)
-        if self.__dict__.get("_backward_hooks") and _C._recording():
+        if (self.__dict__.get("_backward_hooks") or self.__dict__.get("_backward_pre_hooks")) \
+                and _C._recording():
             out = self._call_backward_hooked(inputs, kwargs)
         else:
             out = self._call_unhooked(inputs, kwargs)
         for fn in list(self.__dict__.get("_forward_hooks", {}).values()):
-            new = fn(self, inputs, out)
+            new = fn.fn(self, inputs, kwargs, out) if isinstance(fn, _KwargsHook) else \
+                fn(self, inputs, out)
             if new is not None:
                 out = new
         return out

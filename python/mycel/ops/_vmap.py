@@ -35,9 +35,12 @@ def vmap(fn, in_axes=0, out_axes=0):
     """Vectorizing map: ``fn`` applied to each example of a batch at once.
 
     Args:
-        fn (Union[Cell, Function]): the function of one example. It may call ``grad`` (for
-            per-example gradients), ``vmap`` (nested batches) and control flow; an ``if`` whose
-            condition depends on the batched inputs runs both branches and selects per example.
+        fn (Union[Cell, Function, CellList]): the function of one example. It may call
+            ``grad`` (for per-example gradients), ``vmap`` (nested batches) and control flow;
+            an ``if`` whose condition depends on the batched inputs runs both branches and
+            selects per example. A CellList is MindSpore's model ensembling: cell i runs on
+            example i (the batch size must be the number of cells), its outputs (a Tensor or
+            a tuple of them) stacked along an int out_axes; in_axes are ints or None.
         in_axes (Union[int, None, tuple, list]): for each positional argument, the axis that
             holds the batch, or None when the argument is the same for every example. An int
             or None applies to every argument (and every Tensor inside a tuple or list
@@ -62,6 +65,10 @@ def vmap(fn, in_axes=0, out_axes=0):
         >>> f(ms.ops.ones((3, 2)), ms.Tensor([1.0, 2.0])).shape
         (3, 2)
     """
+    from mycel.nn.layer.container import CellList
+    if isinstance(fn, CellList):
+        from mycel.nn._vmap_ensemble import CellListVmap
+        return CellListVmap(fn, in_axes, out_axes)
     if not callable(fn):
         raise TypeError(f"vmap: 'fn' must be a function or a Cell, but got {type(fn).__name__}")
     return _VmapFunction(fn, in_axes, out_axes)

@@ -48,6 +48,11 @@ gather_d = P.GatherD()
 scatter_nd = P.ScatterNd()
 tensor_scatter_update = P.TensorScatterUpdate()
 fill = P.Fill()
+reduce_sum = P.ReduceSum()
+reduce_mean = P.ReduceMean()
+reduce_max = P.ReduceMax()
+reduce_min = P.ReduceMin()
+reduce_prod = P.ReduceProd()
 
 
 # MindSpore's tuple helpers of F (compile-time values in GRAPH mode, as there).

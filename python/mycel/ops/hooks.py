@@ -1,5 +1,5 @@
 """Gradient hooks of PYNATIVE mode (MindSpore's ``ops.HookBackward``, ``ops.InsertGradientOf``
-and, through ``mycel.common.grad_hooks.pass_gradient``, ``Cell.register_backward_hook``).
+and, through ``mycel.common.grad_hooks``, ``Cell.register_backward_hook``).
 
 Each is an identity in the forward; in a PYNATIVE grad the gradient reaching its output passes
 through a Python function on its way back (one recorded call whose gradient rule is that
@@ -9,16 +9,19 @@ cannot call back into Python), and so is a Cell with backward hooks called in gr
 TypeError where MindSpore skips the hooks: a different gradient); InsertGradientOf is a Cell with
 its own bprop, so GRAPH mode compiles its function into the backward.
 """
-from mycel.common.grad_hooks import pass_gradient
+from mycel.common.grad_hooks import pass_gradients
 from mycel.nn.cell import Cell
 
 __all__ = ["HookBackward", "InsertGradientOf"]
 
 
 class HookBackward:
-    """``HookBackward(hook_fn)(x)``: x unchanged; in a PYNATIVE grad, ``hook_fn(grad)`` sees the
-    gradient reaching x and may return a new one (None keeps it). PYNATIVE mode only, as in
-    MindSpore (called in graph code: a TypeError)."""
+    """``HookBackward(hook_fn)(*inputs)``: the inputs unchanged (one input: itself; several: a
+    tuple of them); in a PYNATIVE grad, ``hook_fn(grads)`` sees the tuple of the gradients
+    reaching them (one per input, as MindSpore passes them) and may return new ones (a tuple
+    of as many Tensors, or one Tensor when there is one input; None keeps them). PYNATIVE mode
+    only, as in MindSpore (called in graph code: a TypeError). Within a PYNATIVE grad mycel
+    supports one input (several: a NotImplementedError)."""
 
     __mycel_graph_unsupported__ = ("The Primitive 'HookBackward' is not supported in graph mode, "
                                    "which is only supported in pynative mode.")
@@ -30,8 +33,11 @@ class HookBackward:
         self.hook_fn = hook_fn
         self.cell_id = cell_id
 
-    def __call__(self, x):
-        return pass_gradient(x, self.hook_fn, "HookBackward")
+    def __call__(self, *inputs):
+        if not inputs:
+            raise TypeError("For 'HookBackward', it needs at least one Tensor input, but got "
+                            "none.")
+        return pass_gradients(inputs, self.hook_fn, "HookBackward")
 
 
 class InsertGradientOf(Cell):

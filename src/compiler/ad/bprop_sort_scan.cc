@@ -1,6 +1,7 @@
 // Backward rules of the scans and sorts (the end of ops/defs/reduce.def). Every rule is built
 // from differentiable ops (CumSum, CumProd, Select, Mul, Div, GatherDGrad), so gradients of
-// gradients work. Integer and bool inputs get no gradient.
+// gradients work. Integer and bool inputs get no gradient, but for CumSum (linear), whose
+// integer inputs get one in their dtype.
 #include "compiler/ad/bprop.h"
 
 namespace mycel::ir {
@@ -39,8 +40,10 @@ Grads scatter_back(BpropArgs& a, int64_t dim) {
 // y = CumSum(x, exclusive, reverse): y_i sums x_j over j <= i (j < i when exclusive; j >= i,
 // j > i when reversed). Each x_k reaches the outputs on the other side of it, so
 //   dx = CumSum(dout, exclusive, !reverse).
+// A sum is linear arithmetic: an integer input gets this gradient in its dtype too (as
+// MindSpore's), a bool one none.
 Grads bprop_cumsum(BpropArgs& a) {
-  if (!is_float(a.in[0])) return {nullptr};
+  if (IrBuilder::dtype_of(a.in[0]) == DType::Bool) return {nullptr};
   return {
       cum(a, OpId::CumSum, a.dout, a.attrs.get_bool("exclusive"), !a.attrs.get_bool("reverse"))};
 }

@@ -55,9 +55,9 @@ std::pair<ErrorKind, std::string> error_of(const Shape& x, const std::vector<Ind
 
 TEST(Indexing, BasicItemsAreOneStridedSlice) {
   // x[1, ::-2, None, ...] on (4, 5, 6, 3)
-  IndexPlan p = lower_index({4, 5, 6, 3}, std::vector{int_item(-3), slice_item({}, {}, -2),
-                                                      kind_item(Kind::NewAxis),
-                                                      kind_item(Kind::Ellipsis)});
+  IndexPlan p =
+      lower_index({4, 5, 6, 3}, std::vector{int_item(-3), slice_item({}, {}, -2),
+                                            kind_item(Kind::NewAxis), kind_item(Kind::Ellipsis)});
   ASSERT_TRUE(p.slice);
   EXPECT_EQ(p.begin, Shape({1, 0, 0, 0}));  // the int normalised
   EXPECT_EQ(p.strides, Shape({1, -2, 1, 1}));
@@ -85,27 +85,58 @@ TEST(Indexing, NoSliceWithoutBasicItems) {
 TEST(Indexing, IntegerTensorGathersAlongTheAxisItsSliceBecame) {
   // x[None, 1:, ..., t] on (5, 4, 3): t indexes the last axis, which is axis 3 of the
   // sliced result (1, 4, 4, 3).
-  IndexPlan p =
-      lower_index({5, 4, 3}, std::vector{kind_item(Kind::NewAxis), slice_item(1, {}, 1),
-                                         kind_item(Kind::Ellipsis), tensor_item(DType::Int64, {2})});
+  IndexPlan p = lower_index({5, 4, 3},
+                            std::vector{kind_item(Kind::NewAxis), slice_item(1, {}, 1),
+                                        kind_item(Kind::Ellipsis), tensor_item(DType::Int64, {2})});
   EXPECT_EQ(p.gather, IndexPlan::Gather::Index);
-  EXPECT_EQ(p.item, 3u);
+  EXPECT_EQ(p.items.size(), 1u);
+  EXPECT_EQ(p.items[0], 3u);
   EXPECT_EQ(p.axis, 3);
+  EXPECT_FALSE(p.flat);
   EXPECT_EQ(p.spec.out_shape, Shape({1, 4, 4, 3}));
   // An int before the tensor removes its axis: x[1, t] gathers along axis 0.
   EXPECT_EQ(lower_index({5, 4}, std::vector{int_item(1), tensor_item(DType::Int32, {})}).axis, 0);
 }
 
-TEST(Indexing, MaskFlattensTheLeadingAxes) {
+TEST(Indexing, SeveralIntegerTensorsIndexTogether) {
+  // x[t1, :, t2] on (5, 4, 3), t1 (2, 1) and t2 (6,): numpy puts B = (2, 6) first (the
+  // tensors are apart); the sliced result is x itself, axes 0 and 2 brought first.
   IndexPlan p =
-      lower_index({5, 4, 3}, std::vector{tensor_item(DType::Bool, {5, 4}), int_item(2)});
+      lower_index({5, 4, 3}, std::vector{tensor_item(DType::Int32, {2, 1}), slice_item({}, {}, 1),
+                                         tensor_item(DType::Int64, {6})});
+  EXPECT_EQ(p.gather, IndexPlan::Gather::Index);
+  EXPECT_TRUE(p.flat && p.front);
+  EXPECT_EQ(p.index_shape, Shape({2, 6}));
+  EXPECT_EQ(p.perm, Shape({0, 2, 1}));
+  EXPECT_EQ(p.flat_shape, Shape({15, 4}));
+  EXPECT_EQ(p.flat_strides, Shape({3, 1}));
+  EXPECT_TRUE(p.back_perm.empty());
+  // x[:, t1, t2] on (5, 4, 3): next to each other, so B = (2, 6) replaces axes 1 and 2.
+  IndexPlan q =
+      lower_index({5, 4, 3}, std::vector{slice_item({}, {}, 1), tensor_item(DType::Int32, {2, 1}),
+                                         tensor_item(DType::Int64, {6})});
+  EXPECT_FALSE(q.front);
+  EXPECT_EQ(q.axis, 1);
+  EXPECT_EQ(q.perm, Shape({1, 2, 0}));
+  EXPECT_EQ(q.flat_shape, Shape({12, 5}));
+  EXPECT_EQ(q.back_perm, Shape({2, 0, 1}));  // (2, 6, 5) -> (5, 2, 6)
+  // x[0, :, t] on (2, 3, 4): the int counts as an advanced index, apart from t: B first.
+  IndexPlan r = lower_index(
+      {2, 3, 4}, std::vector{int_item(0), slice_item({}, {}, 1), tensor_item(DType::Int64, {5})});
+  EXPECT_TRUE(r.flat && r.front);
+  EXPECT_EQ(r.axes, (SmallVector<int64_t, 4>{1}));
+  // x[t, 0] stays one Gather along axis 0.
+  EXPECT_FALSE(lower_index({2, 3}, std::vector{tensor_item(DType::Int64, {5}), int_item(0)}).flat);
+}
+
+TEST(Indexing, MaskFlattensTheLeadingAxes) {
+  IndexPlan p = lower_index({5, 4, 3}, std::vector{tensor_item(DType::Bool, {5, 4}), int_item(2)});
   EXPECT_EQ(p.gather, IndexPlan::Gather::Mask);
   EXPECT_EQ(p.mask_rank, 2);
   EXPECT_EQ(p.spec.out_shape, Shape({5, 4}));
   // After an int, the mask covers the axes that follow it.
-  EXPECT_EQ(lower_index({5, 4, 3}, std::vector{int_item(0), tensor_item(DType::Bool, {4})})
-                .mask_rank,
-            1);
+  EXPECT_EQ(
+      lower_index({5, 4, 3}, std::vector{int_item(0), tensor_item(DType::Bool, {4})}).mask_rank, 1);
 }
 
 TEST(Indexing, FalseEmptiesItsAxis) {
@@ -130,9 +161,13 @@ TEST(Indexing, ErrorsAreNumpysIndexErrors) {
             "too many indices for a tensor of dimension 2: got 3.");
   EXPECT_EQ(error_of({3, 4}, V{kind_item(Kind::Ellipsis), kind_item(Kind::Ellipsis)}).second,
             "an index can only have a single ellipsis ('...').");
-  EXPECT_EQ(error_of({3, 4}, V{tensor_item(DType::Int64, {2}), tensor_item(DType::Int64, {2})})
-                .second,
-            "only one tensor index per indexing expression is supported.");
+  EXPECT_EQ(
+      error_of({3, 4}, V{tensor_item(DType::Int64, {2}), tensor_item(DType::Int64, {3})}).second,
+      "shape mismatch: indexing tensors could not be broadcast together with shapes [2] "
+      "[3].");
+  EXPECT_EQ(
+      error_of({3, 4}, V{tensor_item(DType::Bool, {3}), tensor_item(DType::Int64, {2})}).second,
+      "a bool mask index cannot be combined with other tensor indices.");
   EXPECT_EQ(error_of({3, 4}, V{tensor_item(DType::Float32, {2})}).second,
             "tensors used as indices must be integer or bool tensors, but got Float32.");
   EXPECT_EQ(error_of({3, 4}, V{slice_item({}, {}, 1), tensor_item(DType::Bool, {4})}).second,

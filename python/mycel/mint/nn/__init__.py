@@ -18,6 +18,12 @@ from mycel.nn import (ReLU, SiLU, Sigmoid, Tanh, Flatten, Hardtanh, MSELoss,  # 
                       L1Loss, CrossEntropyLoss, BCEWithLogitsLoss, AdaptiveAvgPool2d, Upsample,
                       SequentialCell, CellList, ELU, Mish)
 
+# the N-d padding cells (nn/layer/padding_nd.py), torch's arguments
+from mycel.nn.layer.padding_nd import (ConstantPad1d, ConstantPad2d, ConstantPad3d,  # noqa: F401,E402
+                                       ZeroPad1d, ZeroPad2d, ZeroPad3d, ReflectionPad1d,
+                                       ReflectionPad2d, ReflectionPad3d, ReplicationPad1d,
+                                       ReplicationPad2d, ReplicationPad3d)
+
 Sequential = SequentialCell
 ModuleList = CellList
 

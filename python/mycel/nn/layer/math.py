@@ -6,9 +6,10 @@ MatrixSetDiag."""
 from mycel.nn.cell import Cell
 from mycel.ops.function import math_ext_func as _mx, special_func as _sp, math_func as _m
 from mycel.ops.function import diag_func as _dg, array_ext_func as _ax, linalg_func as _la
+from mycel.ops.function import array_func as _ar
 
 __all__ = ["ReduceLogSumExp", "LGamma", "DiGamma", "IGamma", "LBeta", "CosineSimilarity",
-           "MatInverse", "MatDet", "MatrixDiag", "MatrixDiagPart", "MatrixSetDiag"]
+           "MatInverse", "MatDet", "MatrixDiag", "MatrixDiagPart", "MatrixSetDiag", "MatMul"]
 
 
 class ReduceLogSumExp(Cell):
@@ -72,6 +73,28 @@ class CosineSimilarity(Cell):
 
     def construct(self, x1, x2):
         return _m.cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class MatMul(Cell):
+    """x1 @ x2 as ops.matmul (1-D operands promoted and their axis removed after, batch dims
+    broadcast), each operand of 2 or more dims first transposed in its last two dims when
+    transpose_x1 / transpose_x2 (MindSpore 1.x's nn.MatMul, which it later deprecated for
+    ops.matmul)."""
+
+    def __init__(self, transpose_x1=False, transpose_x2=False):
+        super().__init__()
+        for name, v in (("transpose_x1", transpose_x1), ("transpose_x2", transpose_x2)):
+            if not isinstance(v, bool):
+                raise TypeError(f"For 'MatMul', '{name}' must be a bool, but got "
+                                f"{type(v).__name__}.")
+        self.transpose_x1, self.transpose_x2 = transpose_x1, transpose_x2
+
+    def construct(self, x1, x2):
+        if self.transpose_x1 and x1.ndim > 1:
+            x1 = _ar.swapaxes(x1, -1, -2)
+        if self.transpose_x2 and x2.ndim > 1:
+            x2 = _ar.swapaxes(x2, -1, -2)
+        return _m.matmul(x1, x2)
 
 
 class MatInverse(Cell):

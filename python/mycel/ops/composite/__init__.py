@@ -109,6 +109,10 @@ class _GradFunction:
         else:
             kw_names = ()
         from mycel import context
+        from mycel.common._no_grad import in_no_grad
+        if in_no_grad():
+            raise RuntimeError(f"In no_grad context, you can not calculate gradient: "
+                               f"{self.__name__} was called inside mycel._no_grad().")
         pynative = context._context["mode"] == context.PYNATIVE_MODE
         if kw_names and not pynative:
             # the compiler takes keyword inputs in graph code (a grad called in a construct)

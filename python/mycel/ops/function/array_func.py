@@ -262,9 +262,22 @@ def arange(start=0, end=None, step=1, *, dtype=None):
     return prim("Range", dtype=dtype)(*[float(v) for v in vals])
 
 
-def range(start, end, step):  # noqa: A001
-    """Same as arange(start, end, step)."""
-    return arange(start, end, step)
+@constexpr
+def _check_maxlen(maxlen, n):
+    if isinstance(maxlen, bool) or not isinstance(maxlen, int) or maxlen <= 0:
+        raise TypeError(f"For 'range', 'maxlen' must be a positive int, but got {maxlen!r}.")
+    if n is not None and n > maxlen:
+        raise ValueError(f"For 'range', the output has {n} elements, more than maxlen "
+                         f"({maxlen}).")
+
+
+def range(start, end, step, maxlen=1000000):  # noqa: A001
+    """Same as arange(start, end, step); maxlen (MindSpore's Range attribute) is the most
+    elements the output may have: more is a ValueError."""
+    out = arange(start, end, step)
+    n = out.shape[0]
+    _check_maxlen(maxlen, n if n >= 0 else None)
+    return out
 
 
 def cast(input, dtype):  # noqa: A002
@@ -841,6 +854,10 @@ def _cum_plan(shape, axis, op):
     nd = len(shape)
     ax = _norm_axis(axis, nd, op)
     n = shape[ax] if nd else 1
+    if n < 0:
+        raise ValueError(f"For '{op}', the size of axis {ax} must be known at compile time "
+                         f"(its window is built from it), but the input shape is "
+                         f"{tuple(shape)} (-1: dynamic).")
     # lower-triangular "j <= i" window along the axis
     tri = np.tril(np.ones((n, n), bool))
     view = [1] * (nd + 1)
@@ -859,7 +876,7 @@ def _cum_extreme(x, axis, op, is_max):
     big = prim("BroadcastTo", shape=_win_shape(x.shape, ax))(xe)
     tri_b = prim("BroadcastTo", shape=big.shape)(tri)
     fill = _const(np.array(-np.inf if is_max else np.inf), x.dtype) if x.dtype in FLOATS \
-        else _const(np.array(_int_extreme(x.dtype, is_max)), x.dtype)
+        else _const(_int_extreme(x.dtype, is_max), x.dtype)
     masked = prim("Select")(tri_b, big, prim("ZerosLike")(big) + fill)
     red = prim("ReduceMax" if is_max else "ReduceMin")
     vals = red(masked, (ax + 1,))
@@ -884,9 +901,15 @@ def _win_shape(shape, ax):
 
 @constexpr
 def _int_extreme(dtype, is_max):
-    info = np.iinfo({_C.int8: np.int8, _C.int16: np.int16, _C.int32: np.int32,
-                     _C.int64: np.int64, _C.uint8: np.uint8}.get(dtype, np.int64))
-    return info.min if is_max else info.max
+    """The identity of a running max (the dtype's least value) or min (its greatest), as a
+    numpy array of the dtype (an int64 bound cast to uint64 was 2**63, above small values)."""
+    if dtype == _C.bool:
+        return np.array(not is_max)
+    npdt = {_C.int8: np.int8, _C.int16: np.int16, _C.int32: np.int32, _C.int64: np.int64,
+            _C.uint8: np.uint8, _C.uint16: np.uint16, _C.uint32: np.uint32,
+            _C.uint64: np.uint64}[dtype]
+    info = np.iinfo(npdt)
+    return np.array(info.min if is_max else info.max, npdt)
 
 
 def cummax(input, axis):  # noqa: A002

@@ -557,8 +557,12 @@ def cross(input, other, dim=None):  # noqa: A002
 
 
 def vecdot(x, y, *, axis=-1):
-    """sum(x * y) over axis (broadcasting)."""
-    p = prim("Mul")(_need_tensor(x, "vecdot", "x"), _need_tensor(y, "vecdot", "y"))
+    """sum(conj(x) * y) over axis (broadcasting): complex x is conjugated, as MindSpore's and
+    torch.linalg.vecdot (it was not: a silently different value)."""
+    x = _need_tensor(x, "vecdot", "x")
+    if x.dtype in (_C.complex64, _C.complex128):
+        x = prim("Conj")(x)
+    p = prim("Mul")(x, _need_tensor(y, "vecdot", "y"))
     return prim("ReduceSum")(p, (_norm_axis(axis, p.ndim, "vecdot"),))
 
 

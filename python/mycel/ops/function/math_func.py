@@ -823,21 +823,25 @@ def _erfinv_guess(y):
 
 def erfinv(input):  # noqa: A002
     """The inverse error function on (-1, 1); +-inf at +-1, NaN outside. Newton steps on
-    erf(r) = |y| for |y| < 0.5 and on erfc(r) = 1 - |y| above (well conditioned near 1)."""
+    erf(r) = y for |y| < 0.5 (signed, so that the gradient at 0 is sqrt(pi)/2: through |y|
+    and sign(y) it was 0) and on erfc(r) = 1 - |y| above (well conditioned near 1)."""
     x = _t(input, "erfinv")
     dt = _float_dtype(x.dtype, "erfinv")
     y = prim("Cast")(x, _C.float64)
     a = prim("Abs")(y)
     inside = prim("Less")(a, 1.0)
     a = prim("Select")(inside, a, prim("ZerosLike")(a))
+    ys = prim("Select")(inside, y, prim("ZerosLike")(y))
+    sign = prim("Sign")(y)
     low = prim("Less")(a, 0.5)
     t = 1.0 - a  # exact for a >= 0.5
-    r = stop_gradient(_erfinv_guess(a))
+    guess = _erfinv_guess(a)
+    r = stop_gradient(prim("Select")(low, guess * sign, guess))
     for _ in range(3):  # the guess is good to ~1e-7; each step squares the error
         d = prim("Exp")(-r * r) * (2.0 / math.sqrt(math.pi))
-        f = prim("Select")(low, prim("Erf")(r) - a, t - prim("Erfc")(r))
+        f = prim("Select")(low, prim("Erf")(r) - ys, t - prim("Erfc")(r))
         r = r - f / d
-    r = r * prim("Sign")(y)
+    r = prim("Select")(low, r, r * sign)
     zero = prim("ZerosLike")(y)
     inf = prim("Select")(prim("Greater")(y, 0.0), zero + math.inf, zero - math.inf)
     edge = prim("Equal")(prim("Abs")(y), 1.0)

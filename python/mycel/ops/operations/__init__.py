@@ -356,3 +356,4 @@ from mycel.ops.operations.compat_optim_ops import (SparseApplyMomentum,  # noqa:
 from mycel.ops.operations.sparse_compat_ops import SparseTensorDenseAdd  # noqa: E402,F401
 __all__ += ["SparseApplyMomentum", "SparseApplyProximalGradientDescent", "SparseApplyAdagradDA",
             "SparseApplyCenteredRMSProp", "SparseTensorDenseAdd"]
+from mycel.ops.operations import manually_defined  # noqa: E402,F401
