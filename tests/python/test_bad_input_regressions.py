@@ -359,3 +359,18 @@ def test_iterating_a_0d_tensor_is_a_type_error():
     assert [r.asnumpy().tolist() for r in x] == [[0, 1, 2], [3, 4, 5]]
     assert [int(v) for v in t((3,), np.int64)] == [0, 1, 2]
     assert list(t((0, 2))) == []
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_gather_nd_checks_each_index_component(mode):
+    # gather_nd folded an index into one linear position unchecked: [0, 5] of a (3, 4) input
+    # read element 5 (= [1, 1]) silently. numpy/torch: each component lies in [-dim, dim).
+    x = ms.Tensor(np.arange(12, dtype=np.float32).reshape(3, 4))
+    fn = (lambda a, i: ops.gather_nd(a, i))
+    run = ms.jit(fn) if mode == ms.GRAPH_MODE else fn
+    ok = np.array([[1, -1], [-3, 0], [2, 3]], np.int64)
+    np.testing.assert_array_equal(run(x, ms.Tensor(ok)).asnumpy(),
+                                  x.asnumpy()[ok[:, 0], ok[:, 1]])
+    for bad in ([[0, 5]], [[0, -5]], [[3, 0]], [[-4, 1]]):
+        with pytest.raises(IndexError, match=r"For 'GatherNd', an index lies outside"):
+            run(x, ms.Tensor(np.array(bad, np.int64)))

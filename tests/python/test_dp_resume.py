@@ -87,6 +87,8 @@ def test_killed_job_resumed_from_its_checkpoint_equals_the_uninterrupted_run(tmp
         pid = int((tmp_path / f"pid_killed_{rank}").read_text())
         assert not alive(pid), f"rank {rank} (pid {pid}) of the killed job was left running"
     saved = sorted(os.listdir(tmp_path / "ckpt"))
+    assert "CKP-graph.meta" in saved  # GRAPH mode: the graph, once
+    saved.remove("CKP-graph.meta")
     assert saved == ["CKP-1_10.ckpt", "CKP-1_5.ckpt"], saved  # rank 0's; none after the kill
     resumed = _launch(tmp_path, script, "resumed")
     assert resumed.returncode == 0, resumed.stderr

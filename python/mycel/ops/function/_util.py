@@ -162,3 +162,24 @@ def stop_gradient(x):
     if isinstance(x, _C.Tensor):
         return _C._detached(x)
     return x
+
+
+@constexpr
+def _depend():
+    """ops.depend, which graph code compiles to the depend builtin (looked up when called:
+    mycel.ops.composite imports this package)."""
+    from mycel.ops.composite import depend
+    return depend
+
+
+def _raise_if(bad, message, exc):
+    if bad:
+        raise exc(message)
+    return bad
+
+
+def guarded(value, bad, message, exc=ValueError):
+    """value, used only once the run-time check bad (a bool tensor) has passed: exc(message)
+    when it holds. (In graph code the check's call is value's dependency, so no op reading
+    value, such as a Gather at an index out of range, runs before it.)"""
+    return _depend()(value, _raise_if(bad, message, exc))

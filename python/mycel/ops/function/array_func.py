@@ -15,7 +15,7 @@ import builtins as _builtins  # `range` is redefined below, as MindSpore's ops.r
 import math
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim, shape_arg, as_tensor, host_bytes
+from mycel.ops.function._util import prim, shape_arg, as_tensor, host_bytes, guarded
 from mycel.ops.primitive import constexpr
 import numpy as np
 from mycel.ops.function.layout_func import flip
@@ -763,6 +763,12 @@ def gather_nd(input_x, indices):
     strides, flat, out, lead = _gather_nd_plan(x.shape, idx.shape, idx.dtype)
     i64 = prim("Cast")(idx, _C.int64)
     dims = _const(np.array(lead, np.int64), _C.int64)
+    # each component in [-dim, dim): an out-of-range one would otherwise land on another
+    # element's linear position
+    bad = prim("LogicalOr")(prim("Less")(i64, -dims), prim("GreaterEqual")(i64, dims))
+    i64 = guarded(i64, bad.any(), f"For 'GatherNd', an index lies outside input_x's first "
+                  f"{len(lead)} dimensions {lead}: each component must lie in [-dim, dim).",
+                  IndexError)
     i64 = prim("Select")(prim("Less")(i64, 0), i64 + dims, i64)
     lin = prim("ReduceSum")(prim("Mul")(i64, strides), (-1,))
     return prim("Reshape")(prim("Gather")(prim("Reshape")(x, flat), lin, 0), out)

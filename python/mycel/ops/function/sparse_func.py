@@ -45,7 +45,7 @@ import numpy as np
 
 from mycel import _mycel as _C
 from mycel.common.sparse_tensor import COOTensor, CSRTensor, _check_kind
-from mycel.ops.function._util import prim, as_tensor
+from mycel.ops.function._util import prim, as_tensor, guarded as _guarded
 from mycel.ops.function import unary_func as _un, math_ext_func as _mx
 from mycel.ops.primitive import constexpr
 
@@ -65,27 +65,6 @@ def _arange(n):
 
 def _i64(x):
     return prim("Cast", dtype=_C.int64)(x)
-
-
-@constexpr
-def _depend():
-    """ops.depend, which graph code compiles to the depend builtin (looked up when called:
-    mycel.ops.composite imports this package)."""
-    from mycel.ops.composite import depend
-    return depend
-
-
-def _raise_if(bad, message):
-    if bad:
-        raise ValueError(message)
-    return bad
-
-
-def _guarded(value, bad, message):
-    """value, used only once the check bad (a bool tensor) has passed: a ValueError with
-    message when it holds. (In graph code the check's call is value's dependency, so no op
-    reading value, such as a Gather at an index out of range, runs before it.)"""
-    return _depend()(value, _raise_if(bad, message))
 
 
 def _check_coo_indices(who, indices, shape):
