@@ -398,3 +398,29 @@ def test_fft_submodule_matches_numpy():
               dtype=False)
     _same(mnp.fft.fftshift(t), np.fft.fftshift(x))
     _same(mnp.fft.ifftshift(t, axes=1), np.fft.ifftshift(x, axes=1))
+
+
+@pytest.mark.parametrize("fn", ["convolve", "correlate"])
+@pytest.mark.parametrize("kinds", [("f", "f"), ("i", "i"), ("c", "c"), ("c", "f"), ("f", "c"),
+                                   ("b", "b")])
+def test_convolve_and_correlate_match_numpy(fn, kinds):
+    # correlate of a shorter first array came out reversed ([5, 8, 11] for numpy's
+    # [11, 8, 5]) and complex inputs lost their imaginary parts (both computed in float32).
+    rng = np.random.default_rng(3)
+
+    def make(kind, n):
+        if kind == "b":
+            return rng.random(n) > 0.5
+        if kind == "i":
+            return rng.integers(-50, 50, n).astype(np.int32)
+        x = rng.standard_normal(n).astype(np.float32)
+        return x + 1j * rng.standard_normal(n).astype(np.float32) if kind == "c" else x
+    for la, lv in [(5, 3), (3, 5), (4, 4), (1, 6), (7, 1)]:
+        a, v = make(kinds[0], la), make(kinds[1], lv)
+        for mode in ("full", "same", "valid"):
+            got = getattr(mnp, fn)(mnp.asarray(a), mnp.asarray(v), mode).asnumpy()
+            want = getattr(np, fn)(a, v, mode)
+            assert got.shape == want.shape, (la, lv, mode)
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4, err_msg=f"{la} {lv} {mode}")
+            if kinds[0] in "ib" and kinds[1] in "ib":
+                assert got.dtype.kind == want.dtype.kind  # integer sums stay exact integers

@@ -385,11 +385,13 @@ def convolve(a, v, mode="full"):
     if a.shape[0] < v.shape[0]:
         a, v = v, a
     n, k = a.shape[0], v.shape[0]
-    dt = a.dtype if a.dtype.is_floating_point else _C.float32
-    full = _ops.cat((_ops.zeros((k - 1,), dt), a.astype(dt), _ops.zeros((k - 1,), dt)), 0)
+    dt = _C.promote_types(a.dtype, v.dtype)  # numpy's result dtype
+    exact = not dt.is_floating_point and dt not in (_C.complex64, _C.complex128)
+    work = _C.int64 if exact else dt  # integer (bool) sums exactly in int64
+    full = _ops.cat((_ops.zeros((k - 1,), work), a.astype(work), _ops.zeros((k - 1,), work)), 0)
     idx = _C.Tensor(_np.arange(n + k - 1)[:, None] + _np.arange(k)[None, :])
     windows = _ops.gather(full, idx, 0)  # [n + k - 1, k]
-    out = _ops.sum(windows * _ops.flip(v.astype(dt), (0,)), 1)
+    out = _ops.sum(windows * _ops.flip(v.astype(work), (0,)), 1)
     if mode == "full":
         res = out
     elif mode == "same":
@@ -399,15 +401,15 @@ def convolve(a, v, mode="full"):
         res = _ops.narrow(out, 0, k - 1, n - k + 1)
     else:
         raise ValueError(f"convolve: mode must be 'full', 'same' or 'valid', but got {mode!r}.")
-    both_int = not a.dtype.is_floating_point and not v.dtype.is_floating_point
-    return _ops.rint(res).astype(_C.promote_types(a.dtype, v.dtype)) if both_int else res
+    return res.astype(dt) if exact else res
 
 
 def correlate(a, v, mode="valid"):
-    """The cross-correlation of two 1-d arrays: convolve(a, v reversed)."""
+    """The cross-correlation of two 1-d arrays, c[k] = sum_n a[n + k] conj(v[n]) (numpy's):
+    convolve(a, conj(v) reversed), for either array the longer (convolution commutes)."""
     a, v = _t(a), _t(v)
-    if a.shape[0] < v.shape[0]:
-        return _ops.flip(convolve(_ops.flip(v, (0,)), a, mode), (0,))
+    if v.dtype in (_C.complex64, _C.complex128):
+        v = _ops.conj(v)
     return convolve(a, _ops.flip(v, (0,)), mode)
 
 
