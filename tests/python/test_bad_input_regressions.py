@@ -374,3 +374,16 @@ def test_gather_nd_checks_each_index_component(mode):
     for bad in ([[0, 5]], [[0, -5]], [[3, 0]], [[-4, 1]]):
         with pytest.raises(IndexError, match=r"For 'GatherNd', an index lies outside"):
             run(x, ms.Tensor(np.array(bad, np.int64)))
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64])
+def test_eps_is_the_machine_epsilon(mode, dt):
+    # Eps filled the smallest normal number (1.18e-38 for float32) where MindSpore's example
+    # and numpy's finfo give the machine epsilon (1.1920929e-07).
+    x = ms.Tensor(np.array([4, 1, 2, 3], dt))
+    for fn in (ops.Eps(), ops.eps):
+        run = ms.jit(lambda a, f=fn: f(a)) if mode == ms.GRAPH_MODE else fn
+        got = run(x).asnumpy()
+        assert got.dtype == dt
+        np.testing.assert_array_equal(got, np.full(4, np.finfo(dt).eps, dt))
