@@ -44,8 +44,13 @@ bool scalar_grads() {
 }
 
 bool constant_number(const AbsPtr& a) {
-  return a->kind == AbsKind::Scalar && a->stype == ValueKind::Int && a->value.has_value() &&
-         !scalar_grads();
+  if (scalar_grads()) return false;
+  if (a->kind == AbsKind::Scalar) return a->stype == ValueKind::Int && a->value.has_value();
+  if (a->kind != AbsKind::Tuple && a->kind != AbsKind::List) return false;
+  if (a->elems.empty()) return false;
+  for (const AbsPtr& e : a->elems)
+    if (!constant_number(e)) return false;
+  return true;
 }
 
 namespace {

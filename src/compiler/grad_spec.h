@@ -63,9 +63,10 @@ ir::Value grad_operation_options(bool get_all, bool get_by_list, bool sens_param
 // One call of a gradient function with `nargs` arguments (the sensitivity last, with
 // sens_param).
 //
-// An input that is a compile-time constant number (a Python int, not mycel.mutable: MindSpore
-// compiles it into the graph) has no gradient: its position is left out of `positions`, so
-// grad(f)(1, 2) returns an empty tuple and get_all returns the other inputs' gradients. A
+// An input that is a compile-time constant number (a Python int or a tuple of them, not
+// mycel.mutable: MindSpore compiles it into the graph) has no gradient: its position is left
+// out of `positions`, so grad(f)(1, 2) returns an empty tuple and get_all returns the other
+// inputs' gradients. A
 // Python float keeps mycel's rule (an f32 tensor); GRAD_FOR_SCALAR (scalar_grads) gives
 // numbers gradients.
 struct GradCall {
@@ -83,7 +84,9 @@ struct GradCall {
 bool scalar_grads();
 
 // Whether a wanted input of abstract `a` is a constant number with no gradient (left out of
-// GradCall::positions): a Python int known at compile time, when scalar_grads() is off.
+// GradCall::positions), when scalar_grads() is off: a Python int known at compile time, or a
+// non-empty tuple / list of them at any depth (a shape: MindSpore's get_all leaves it out,
+// so grad(f)(indices, values, (3, 4), dense)'s third gradient is dense's).
 bool constant_number(const ir::AbsPtr& a);
 
 // The positions of a call, without checks: those out of range are left out (GRAPH mode's

@@ -162,6 +162,28 @@ def test_constant_numbers_have_no_gradient(mode):
     np.testing.assert_allclose(g[0].asnumpy(), [1.0, 1.0])
 
 
+class ReshapeScale(nn.Cell):
+    def construct(self, x, shape, n, y):
+        return (x.reshape(shape) * n * y).sum()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_constant_tuples_of_ints_have_no_gradient(mode):
+    # A shape tuple is a constant as an int is: get_all leaves it out (MindSpore's
+    # SparseTensorDenseMatmul tests read the dense input's gradient at index 2 of
+    # (indices, values, dense_shape, dense)); it used to come back as (0, 0).
+    ms.set_context(mode=mode)
+    x = Tensor(np.arange(4, dtype=np.float32))
+    y = Tensor(np.full((2, 2), 2.0, np.float32))
+    g = GradNet(ReshapeScale(), get_all=True)(x, (2, 2), 3, y)
+    assert len(g) == 2
+    np.testing.assert_allclose(g[0].asnumpy(), np.full(4, 6.0))
+    np.testing.assert_allclose(g[1].asnumpy(), 3.0 * np.arange(4).reshape(2, 2))
+    # a list of ints too, and an explicit grad_position at the tuple gives nothing
+    assert len(GradNet(ReshapeScale(), get_all=True)(x, [2, 2], 3, y)) == 2
+    assert ms.grad(ReshapeScale(), grad_position=1)(x, (2, 2), 3, y) == ()
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_grad_operation_without_inputs(mode):
     ms.set_context(mode=mode)
