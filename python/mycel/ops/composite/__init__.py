@@ -914,17 +914,10 @@ def jacrev(fn, grad_position=0, has_aux=False):
     return _jacobian(fn, grad_position, has_aux, forward=False)
 
 
-# stop_gradient is defined in ops/function/_util.py (the function modules use it, and they
-# must not import this module: common/tensor.py imports them); the compiler knows it as this
-# module's attribute (frontend/py_host.cc), the same object.
-from mycel.ops.function._util import stop_gradient  # noqa: E402,F401
-
-
-def depend(value, expr):
-    """value, returned once expr has been computed (MindSpore's ``ops.depend``): in graph code
-    the compiler's depend builtin, which keeps expr (an update, a print) alive and ordered
-    before value's users; in PYNATIVE mode expr has already run, and value is returned."""
-    return value
+# stop_gradient and depend are defined in ops/function/_util.py (the function modules use
+# them, and they must not import this module: common/tensor.py imports them); the compiler
+# knows them as this module's attributes (frontend/py_host.cc), the same objects.
+from mycel.ops.function._util import stop_gradient, depend  # noqa: E402,F401
 
 
 class Depend(Primitive):

@@ -164,12 +164,12 @@ def stop_gradient(x):
     return x
 
 
-@constexpr
-def _depend():
-    """ops.depend, which graph code compiles to the depend builtin (looked up when called:
-    mycel.ops.composite imports this package)."""
-    from mycel.ops.composite import depend
-    return depend
+def depend(value, expr):
+    """value, returned once expr has been computed (MindSpore's ``ops.depend``): in graph code
+    the compiler's depend builtin, which keeps expr (an update, a print) alive and ordered
+    before value's users; in PYNATIVE mode expr has already run, and value is returned.
+    (mycel.ops.composite exports it: see stop_gradient.)"""
+    return value
 
 
 def _raise_if(bad, message, exc):
@@ -182,4 +182,4 @@ def guarded(value, bad, message, exc=ValueError):
     """value, used only once the run-time check bad (a bool tensor) has passed: exc(message)
     when it holds. (In graph code the check's call is value's dependency, so no op reading
     value, such as a Gather at an index out of range, runs before it.)"""
-    return _depend()(value, _raise_if(bad, message, exc))
+    return depend(value, _raise_if(bad, message, exc))
