@@ -112,6 +112,27 @@ def _dim(v, op):
     return v
 
 
+def holds_dynamic_dim(value):
+    """Whether value (an int, or a tuple/list of them, e.g. read from x.shape) holds a tensor
+    dimension known only at run time. Graph code compiles it to a constant (the
+    F.holds_dynamic_dim builtin, compiler/specialize_host.cc: a dimension that set_inputs left
+    None, which compile-time helpers such as shape_arg see as -1); in PYNATIVE mode every
+    dimension is known, so it is False."""
+    return False
+
+
+@constexpr
+def refuse_dynamic_shape(op, shape, what="shape"):
+    """The TypeError for an op whose shape argument must be known at compile time but holds a
+    dimension known only at run time (shape here shows it as -1)."""
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    raise TypeError(f"For '{op}', the {what} {shape} holds a dimension known only at run "
+                    f"time (a None dimension of set_inputs, shown as -1), but graph mode needs "
+                    f"this shape at compile time; derive the tensor from one of that shape "
+                    f"instead (ops.zeros_like, ops.ones_like, ops.broadcast_to of it, or "
+                    f"arithmetic with it).")
+
+
 @constexpr
 def shape_arg(shape, op="shape"):
     """A shape given as an int, a tuple/list of ints, or a 1-d integer tensor, as a tuple of
@@ -176,6 +197,15 @@ def _raise_if(bad, message, exc):
     if bad:
         raise exc(message)
     return bad
+
+
+def shape_guarded(result, shape, message):
+    """result, once a run-time check has found its shape equal to shape (ints, some of them
+    dimensions known only at run time, which the op computing result saw as -1):
+    ValueError(message) otherwise. Graph code only (shape holds such a dimension)."""
+    got = prim("Cast")(result.shape, _C.int64)
+    want = prim("Cast")(shape, _C.int64)
+    return guarded(result, prim("NotEqual")(got, want).any(), message)
 
 
 def guarded(value, bad, message, exc=ValueError):

@@ -15,7 +15,8 @@ import builtins as _builtins  # `range` is redefined below, as MindSpore's ops.r
 import math
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim, shape_arg, as_tensor, host_bytes, guarded
+from mycel.ops.function._util import (prim, shape_arg, as_tensor, host_bytes, guarded,
+                                     holds_dynamic_dim, refuse_dynamic_shape, shape_guarded)
 from mycel.ops.primitive import constexpr
 import numpy as np
 from mycel.ops.function.layout_func import flip
@@ -36,8 +37,15 @@ __all__ = ["prim", "shape_arg", "as_tensor", "constexpr", "reshape", "transpose"
 
 
 def reshape(input, shape):  # noqa: A002
-    """The same data with a new shape (one entry may be -1); a view when the layout allows."""
-    return prim("Reshape")(input, shape_arg(shape, "reshape"))
+    """The same data with a new shape (one entry may be -1); a view when the layout allows.
+    In graph mode a shape entry known only at run time (from x.shape under set_inputs) is
+    inferred as -1 and checked against the result when it runs."""
+    r = prim("Reshape")(input, shape_arg(shape, "reshape"))
+    if holds_dynamic_dim(shape):
+        return shape_guarded(r, shape, "For 'reshape', the input's element count does not fit "
+                             "the requested shape, some of whose dimensions are known only at "
+                             "run time.")
+    return r
 
 
 def transpose(input, input_perm):  # noqa: A002
@@ -107,7 +115,7 @@ def flatten(input, order="C", *, start_dim=1, end_dim=-1):  # noqa: A002
     if s > e:
         raise ValueError(f"For 'flatten', start_dim {start_dim} comes after end_dim {end_dim} "
                          f"for a tensor of rank {x.ndim}.")
-    dims = shape(x)  # static: a dynamic dimension is -1
+    dims = _static_shape(x.shape)  # a dynamic dimension is -1 here
     kept, merged = dims[:s] + dims[e + 1:], dims[s:e + 1]
     mid = -1  # Reshape infers it, unless a kept dimension is the dynamic (-1) one
     if any(d < 0 for d in kept) and all(d >= 0 for d in merged):
@@ -162,12 +170,22 @@ def split(tensor, split_size_or_sections, axis=0):
 
 def tile(input, multiples):  # noqa: A002
     """Repeats the tensor multiples[i] times along each axis."""
+    if holds_dynamic_dim(multiples):
+        refuse_dynamic_shape("tile", multiples, "multiples")
     return prim("Tile")(input, shape_arg(multiples, "tile"))
 
 
 def broadcast_to(input, shape):  # noqa: A002
-    """A broadcast view with the given shape (-1 keeps a dimension)."""
-    return prim("BroadcastTo", shape=shape_arg(shape, "broadcast_to"))(input)
+    """A broadcast view with the given shape (-1 keeps a dimension). In graph mode a dimension
+    known only at run time (from x.shape under set_inputs) is kept from the input's and
+    checked when it runs: a static input dimension of 1 cannot grow to it."""
+    r = prim("BroadcastTo", shape=shape_arg(shape, "broadcast_to"))(input)
+    if holds_dynamic_dim(shape):
+        return shape_guarded(r, shape, "For 'broadcast_to', the input's shape does not give the "
+                             "requested shape, some of whose dimensions are known only at run "
+                             "time: in graph mode such a dimension is kept from the input, whose "
+                             "dimension there must be dynamic or equal to it.")
+    return r
 
 
 def gather(input_params, input_indices, axis, batch_dims=0):
@@ -298,6 +316,8 @@ def ones_like(input, *, dtype=None):  # noqa: A002
 
 
 def _fill(op, type, shape, value):  # noqa: A002
+    if holds_dynamic_dim(shape):
+        refuse_dynamic_shape(op, shape)
     v = value.item() if isinstance(value, _C.Tensor) else value
     return prim("Fill")(type, shape_arg(shape, op), float(v))
 
@@ -326,8 +346,8 @@ def ones(size, dtype=None):
 
 
 def shape(input_x):
-    """The shape as a tuple of ints (MindSpore's ops.shape: static; in graph mode a dynamic
-    dimension under set_inputs is -1, where ``x.shape`` reads its size at run time)."""
+    """The shape as a tuple of ints (MindSpore's ops.shape): in graph mode, as ``x.shape``, a
+    dimension unknown at compile time (set_inputs with None) is read at run time."""
     return as_tensor(input_x).shape
 
 
@@ -846,13 +866,19 @@ def is_nonzero(input):  # noqa: A002
 
 
 @constexpr
+def _static_shape(shape):
+    """The compile-time shape: a dynamic dimension (set_inputs with None) is -1."""
+    return tuple(shape)
+
+
+@constexpr
 def _numel(shape):
     return int(np.prod(shape)) if len(shape) else 1
 
 
 def numel(input):  # noqa: A002
-    """The number of elements."""
-    return _numel(_need_tensor(input, "numel").shape)
+    """The number of elements (in graph mode read at run time where a dimension is dynamic)."""
+    return _need_tensor(input, "numel").size
 
 
 @constexpr

@@ -234,18 +234,14 @@ def tuple_to_array(input_x):
 
 @_export
 class TensorShape(_Composed):
-    """TensorShape()(input_x): the shape as a 1-D int64 tensor."""
+    """TensorShape()(input_x): the shape as a 1-D int64 tensor (ops.dyn_shape: a dimension
+    unknown at compile time is read at run time)."""
 
     def __init__(self):
         super().__init__()
 
     def __call__(self, input_x):
-        return _shape_tensor(input_x.shape)
-
-
-@constexpr
-def _shape_tensor(shape):
-    return _C.Tensor(np.array(tuple(shape), np.int64))
+        return _ax.dyn_shape(input_x)
 
 
 @_export
