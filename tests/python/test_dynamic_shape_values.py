@@ -193,3 +193,37 @@ def test_reshape_to_a_computed_run_time_size_is_a_typed_error():
     g.set_inputs(Tensor(shape=[None, 3], dtype=ms.float32))
     with pytest.raises(TypeError, match=r"(?s)Reshape.*compile time.*test_dynamic_shape_values"):
         g(Tensor(_input(5)))
+
+
+def test_view_by_the_batch_dimension_and_a_minus_one():
+    # x.view(x.shape[0], -1): the run-time entry is the input's dynamic dimension, the -1
+    # the rest; checked when it runs.
+    arrays = [np.arange(n * 6, dtype=np.float32).reshape(n, 2, 3) for n in (1, 4, 9)]
+    _check(lambda x: ops.reshape(x, (x.shape[0], -1)),
+           lambda a: Tensor(a.reshape(len(a), -1)), arrays, sig=(None, 2, 3))
+    _check(lambda x: x.view(x.shape[0], -1), lambda a: Tensor(a.reshape(len(a), -1)), arrays,
+           sig=(None, 2, 3))
+    _check(lambda x: x.reshape(-1, ops.shape(x)[0]), lambda a: Tensor(a.reshape(-1, len(a))),
+           arrays, sig=(None, 2, 3))
+
+
+def test_view_by_another_tensors_dimension_that_does_not_match_raises():
+    # The run-time entry is not this input's dynamic dimension: PYNATIVE gives (3, 8) for a
+    # (6, 4) input and y of 3 rows; GRAPH mode cannot size the -1 without it and says so when
+    # it runs (never a wrong shape). With y of 6 rows both modes agree.
+    class Two(nn.Cell):
+        def construct(self, x, y):
+            return ops.reshape(x, (y.shape[0], -1))
+
+    x = np.arange(24, dtype=np.float32).reshape(6, 4)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    g = Two()
+    g.set_inputs(Tensor(shape=[None, 4], dtype=ms.float32),
+                 Tensor(shape=[None], dtype=ms.float32))
+    with pytest.raises(ValueError, match="reshape.*run time"):
+        g(Tensor(x), Tensor(np.ones(3, np.float32)))
+    np.testing.assert_array_equal(g(Tensor(x), Tensor(np.ones(6, np.float32))).asnumpy(),
+                                  x.reshape(6, -1))
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_array_equal(Two()(Tensor(x), Tensor(np.ones(3, np.float32))).asnumpy(),
+                                  x.reshape(3, -1))

@@ -122,21 +122,29 @@ def holds_dynamic_dim(value):
 
 
 @constexpr
-def refuse_dynamic_shape(op, shape, what="shape"):
+def refuse_dynamic_shape(op, shape):
     """The TypeError for an op whose shape argument must be known at compile time but holds a
     dimension known only at run time (shape here shows it as -1)."""
     shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
-    raise TypeError(f"For '{op}', the {what} {shape} holds a dimension known only at run "
+    raise TypeError(f"For '{op}', the shape {shape} holds a dimension known only at run "
                     f"time (a None dimension of set_inputs, shown as -1), but graph mode needs "
                     f"this shape at compile time; derive the tensor from one of that shape "
                     f"instead (ops.zeros_like, ops.ones_like, ops.broadcast_to of it, or "
                     f"arithmetic with it).")
 
 
-@constexpr
-def shape_arg(shape, op="shape"):
+def shape_arg(shape, op="shape", run_time_dims=False):
     """A shape given as an int, a tuple/list of ints, or a 1-d integer tensor, as a tuple of
-    ints; errors name op."""
+    ints; errors name op. In graph mode a dimension known only at run time (read from x.shape
+    under set_inputs) is a TypeError (refuse_dynamic_shape), unless run_time_dims: then it is
+    -1 here and the caller checks the result when it runs (reshape, broadcast_to)."""
+    if not run_time_dims and holds_dynamic_dim(shape):
+        refuse_dynamic_shape(op, shape)
+    return _shape_arg(shape, op)
+
+
+@constexpr
+def _shape_arg(shape, op):
     if isinstance(shape, _C.Tensor):
         arr = shape.asnumpy()
         if arr.dtype.kind not in "iu":

@@ -16,7 +16,7 @@ import math
 
 from mycel import _mycel as _C
 from mycel.ops.function._util import (prim, shape_arg, as_tensor, host_bytes, guarded,
-                                     holds_dynamic_dim, refuse_dynamic_shape, shape_guarded)
+                                     holds_dynamic_dim, shape_guarded)
 from mycel.ops.primitive import constexpr
 import numpy as np
 from mycel.ops.function.layout_func import flip
@@ -38,14 +38,45 @@ __all__ = ["prim", "shape_arg", "as_tensor", "constexpr", "reshape", "transpose"
 
 def reshape(input, shape):  # noqa: A002
     """The same data with a new shape (one entry may be -1); a view when the layout allows.
-    In graph mode a shape entry known only at run time (from x.shape under set_inputs) is
-    inferred as -1 and checked against the result when it runs."""
-    r = prim("Reshape")(input, shape_arg(shape, "reshape"))
-    if holds_dynamic_dim(shape):
-        return shape_guarded(r, shape, "For 'reshape', the input's element count does not fit "
-                             "the requested shape, some of whose dimensions are known only at "
-                             "run time.")
-    return r
+    In graph mode an entry known only at run time (a dimension read from x.shape under
+    set_inputs) is inferred as -1 and the result's shape checked when it runs; with the
+    shape's own -1 too (``x.view(x.shape[0], -1)``), that entry is taken to be the input's one
+    dynamic dimension (_reshape_plan), and checked so."""
+    if not holds_dynamic_dim(shape):
+        return prim("Reshape")(input, shape_arg(shape, "reshape"))
+    dims = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    mask = ()
+    for d in dims:
+        mask = mask + (holds_dynamic_dim(d),)
+    plan = _reshape_plan(_static_shape(as_tensor(input).shape),
+                         shape_arg(dims, "reshape", True), mask)
+    want = ()
+    for i in _builtins.range(len(dims)):
+        want = want + ((dims[i] if mask[i] else plan[i]),)
+    return shape_guarded(prim("Reshape")(input, plan), want,
+                         "For 'reshape', the input's element count does not fit the requested "
+                         "shape, some of whose dimensions are known only at run time (in graph "
+                         "mode, with a -1 beside it, such a dimension must be the input's "
+                         "dynamic one).")
+
+
+@constexpr
+def _reshape_plan(in_shape, target, dynamic):
+    """Reshape's static target for a shape with entries known only at run time (dynamic[i];
+    -1 in target, as the shape's own -1): target as it is, unless it has one such entry and
+    one -1 of its own and the input one dynamic dimension: then the entry is taken to be that
+    dimension (the caller checks it when it runs), so the -1 is the input's known element
+    count over the target's."""
+    own = [i for i, t in enumerate(target) if t == -1 and not dynamic[i]]
+    if len(own) != 1 or sum(dynamic) != 1 or sum(1 for d in in_shape if d < 0) != 1:
+        return tuple(target)
+    known_in = int(np.prod([d for d in in_shape if d >= 0]))
+    known_t = int(np.prod([t for i, t in enumerate(target) if t != -1]))
+    if known_t <= 0 or known_in % known_t:
+        return tuple(target)
+    out = list(target)
+    out[own[0]] = known_in // known_t
+    return tuple(out)
 
 
 def transpose(input, input_perm):  # noqa: A002
@@ -170,8 +201,6 @@ def split(tensor, split_size_or_sections, axis=0):
 
 def tile(input, multiples):  # noqa: A002
     """Repeats the tensor multiples[i] times along each axis."""
-    if holds_dynamic_dim(multiples):
-        refuse_dynamic_shape("tile", multiples, "multiples")
     return prim("Tile")(input, shape_arg(multiples, "tile"))
 
 
@@ -179,7 +208,7 @@ def broadcast_to(input, shape):  # noqa: A002
     """A broadcast view with the given shape (-1 keeps a dimension). In graph mode a dimension
     known only at run time (from x.shape under set_inputs) is kept from the input's and
     checked when it runs: a static input dimension of 1 cannot grow to it."""
-    r = prim("BroadcastTo", shape=shape_arg(shape, "broadcast_to"))(input)
+    r = prim("BroadcastTo", shape=shape_arg(shape, "broadcast_to", True))(input)
     if holds_dynamic_dim(shape):
         return shape_guarded(r, shape, "For 'broadcast_to', the input's shape does not give the "
                              "requested shape, some of whose dimensions are known only at run "
@@ -316,8 +345,6 @@ def ones_like(input, *, dtype=None):  # noqa: A002
 
 
 def _fill(op, type, shape, value):  # noqa: A002
-    if holds_dynamic_dim(shape):
-        refuse_dynamic_shape(op, shape)
     v = value.item() if isinstance(value, _C.Tensor) else value
     return prim("Fill")(type, shape_arg(shape, op), float(v))
 
