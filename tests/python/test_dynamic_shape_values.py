@@ -165,7 +165,21 @@ def test_broadcast_of_a_static_one_to_a_run_time_size_is_refused_not_wrong():
     assert _value(_Fn(fn)(Tensor(_input(5)))) == _value(Tensor(np.ones((5, 3), np.float32)))
 
 
+def test_numbers_and_tuples_to_tensors_and_full_like_give_run_time_values():
+    _check(lambda x: ops.scalar_to_tensor(x.shape[0], ms.int32),
+           lambda a: Tensor(np.int32(a.shape[0])))
+    _check(lambda x: P.ScalarToTensor()(ops.shape(x)[0]), lambda a: Tensor(np.float32(len(a))))
+    _check(lambda x: ops.tuple_to_array(x.shape), lambda a: _shape_tensor(a.shape))
+    _check(lambda x: P.TupleToArray()((x.shape[0], 2.5)),
+           lambda a: Tensor(np.array([len(a), 2.5], np.float32)))
+    for value, dtype, np_dtype in ((2.5, None, np.float32), (7, ms.int32, np.int32),
+                                   (True, ms.bool_, np.bool_)):
+        _check(lambda x: ops.full_like(x, value, dtype=dtype),
+               lambda a: Tensor(np.full(a.shape, value, np_dtype)))
+
+
 @pytest.mark.parametrize("name, fn", [
+    ("eye", lambda x: ops.eye(x.shape[0])),
     ("zeros", lambda x: ops.zeros(x.shape)),
     ("ones", lambda x: ops.ones(ops.shape(x))),
     ("full", lambda x: ops.full((x.shape[0],), 2.0)),

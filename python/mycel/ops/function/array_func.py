@@ -16,7 +16,7 @@ import math
 
 from mycel import _mycel as _C
 from mycel.ops.function._util import (prim, shape_arg, as_tensor, host_bytes, guarded,
-                                     holds_dynamic_dim, shape_guarded)
+                                     holds_dynamic_dim, refuse_dynamic_shape, shape_guarded)
 from mycel.ops.primitive import constexpr
 import numpy as np
 from mycel.ops.function.layout_func import flip
@@ -446,6 +446,8 @@ def _need_tensor(x, op, name="input"):
 
 def eye(n, m=None, dtype=None):
     """The n x m identity matrix (m = n when None), float32 unless dtype is given."""
+    if holds_dynamic_dim((n, m)):
+        refuse_dynamic_shape("eye", (n, m) if m is not None else (n, n))
     n = _need_int(n, "eye", "n", 0)
     m = n if m is None else _need_int(m, "eye", "m", 0)
     host_bytes("eye", 8 * n * m)
@@ -455,7 +457,13 @@ def eye(n, m=None, dtype=None):
 def full_like(input, fill_value, *, dtype=None):  # noqa: A002 (MindSpore's names)
     """A tensor of input's shape filled with fill_value (input's dtype unless given)."""
     x = _need_tensor(input, "full_like")
-    return full(x.shape, fill_value, dtype=x.dtype if dtype is None else dtype)
+    dtype = x.dtype if dtype is None else dtype
+    if holds_dynamic_dim(x.shape):  # (a fill needs its shape at compile time)
+        value = full((), fill_value, dtype=dtype)
+        if dtype == _C.bool:
+            return prim("LogicalOr")(zeros_like(x, dtype=dtype), value)
+        return prim("Add")(zeros_like(x, dtype=dtype), value)
+    return full(x.shape, fill_value, dtype=dtype)
 
 
 @constexpr
