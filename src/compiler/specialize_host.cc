@@ -36,6 +36,15 @@ std::optional<Value> static_value(const AbsPtr& a) {
   return a->kind == AbsKind::List ? Value::list(std::move(items)) : Value::tuple(std::move(items));
 }
 
+// Whether a holds a dynamic dimension read from x.shape (an int or a tuple/list holding one).
+bool holds_dynamic_dim(const AbsPtr& a) {
+  if (a->kind == AbsKind::Scalar) return a->dim;
+  if (a->kind != AbsKind::Tuple && a->kind != AbsKind::List) return false;
+  for (const AbsPtr& e : a->elems)
+    if (holds_dynamic_dim(e)) return true;
+  return false;
+}
+
 // The compile-time value of a host call's argument: its constant, or a function that is a
 // graph capturing nothing (the host passes the Python function it was parsed from).
 std::optional<Value> const_arg(const AbsPtr& a) {
@@ -440,13 +449,12 @@ Node* Specializer::host_builtin(Ctx* c, const std::string& name, std::vector<Nod
     need(2);
     AbsPtr value = A(0);
     return emit_builtin(c, Builtin::Depend, std::move(args), value, sp);
-  } else if (name == "F.shape") {  // MindSpore's ops.shape: static, a dynamic dimension -1
+  } else if (name == "F.shape") {  // MindSpore's ops.shape: x.shape, a dynamic dimension
+    need(1);                       // read at run time (never its -1 placeholder)
+    return getattr(c, args[0], "shape", sp);
+  } else if (name == "F.holds_dynamic_dim") {  // a constant: the library's guard against -1
     need(1);
-    const AbsPtr& a = A(0);
-    if (a->kind != AbsKind::Tensor) return getattr(c, args[0], "shape", sp);
-    std::vector<Value> dims;
-    for (int64_t d : a->shape) dims.push_back(Value::integer(d));
-    return constant(Value::tuple(std::move(dims)), sp);
+    return constant(Value::boolean(holds_dynamic_dim(A(0))), sp);
   } else if (name == "print") {
     return builtin(c, Builtin::Print, std::move(args), std::move(kw), sp);
   } else if (name == "getattr") {

@@ -69,6 +69,10 @@ const PyRefs& refs() {
     // mycel helpers it models: the static shape of a tensor.
     py::object array_func = py::module_::import("mycel.ops.function.array_func");
     p->builtins.emplace_back(array_func.attr("shape").ptr(), "F.shape");
+    // Whether a value holds a dimension known only at run time (a constant bool).
+    p->builtins.emplace_back(
+        py::module_::import("mycel.ops.function._util").attr("holds_dynamic_dim").ptr(),
+        "F.holds_dynamic_dim");
     // The gradient transforms (mycel.ops.composite), expanded by the specialiser.
     py::object composite = py::module_::import("mycel.ops.composite");
     p->grad_operation = composite.attr("GradOperation");

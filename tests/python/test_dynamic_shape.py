@@ -302,10 +302,15 @@ def test_shape_argument_from_a_dynamic_dimension(mode):
     net.set_inputs(Tensor(shape=[None, 2, 3], dtype=ms.float32))
     x = np.arange(24, dtype=np.float32).reshape(4, 2, 3)
     np.testing.assert_array_equal(net(Tensor(x)).asnumpy(), x.reshape(4, 6))
-    # Compile-time shape helpers see a dynamic dimension as -1 (the static shape): two -1s
-    # are a clear error that says why.
+    # (x.shape[0], -1): the run-time entry is the input's one dynamic dimension (checked
+    # when it runs), so the -1 is 6 (test_dynamic_shape_values.py has more).
     net = _ReshapeByDim()
     net.set_inputs(Tensor(shape=[None, 2, 3], dtype=ms.float32))
+    np.testing.assert_array_equal(net(Tensor(x)).asnumpy(), x.reshape(4, 6))
+    # Compile-time shape helpers see a dynamic dimension as -1 (the static shape): with two
+    # dynamic input dimensions two -1s are a clear error that says why.
+    net = _ReshapeByDim()
+    net.set_inputs(Tensor(shape=[None, None, 3], dtype=ms.float32))
     with pytest.raises(ValueError, match=r"Reshape.*can be -1.*dynamic dimension"):
         net(Tensor(x))
     # A value computed from a dynamic dimension is known only at run time: an attribute

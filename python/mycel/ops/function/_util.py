@@ -112,10 +112,39 @@ def _dim(v, op):
     return v
 
 
+def holds_dynamic_dim(value):
+    """Whether value (an int, or a tuple/list of them, e.g. read from x.shape) holds a tensor
+    dimension known only at run time. Graph code compiles it to a constant (the
+    F.holds_dynamic_dim builtin, compiler/specialize_host.cc: a dimension that set_inputs left
+    None, which compile-time helpers such as shape_arg see as -1); in PYNATIVE mode every
+    dimension is known, so it is False."""
+    return False
+
+
 @constexpr
-def shape_arg(shape, op="shape"):
+def refuse_dynamic_shape(op, shape):
+    """The TypeError for an op whose shape argument must be known at compile time but holds a
+    dimension known only at run time (shape here shows it as -1)."""
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    raise TypeError(f"For '{op}', the shape {shape} holds a dimension known only at run "
+                    f"time (a None dimension of set_inputs, shown as -1), but graph mode needs "
+                    f"this shape at compile time; derive the tensor from one of that shape "
+                    f"instead (ops.zeros_like, ops.ones_like, ops.broadcast_to of it, or "
+                    f"arithmetic with it).")
+
+
+def shape_arg(shape, op="shape", run_time_dims=False):
     """A shape given as an int, a tuple/list of ints, or a 1-d integer tensor, as a tuple of
-    ints; errors name op."""
+    ints; errors name op. In graph mode a dimension known only at run time (read from x.shape
+    under set_inputs) is a TypeError (refuse_dynamic_shape), unless run_time_dims: then it is
+    -1 here and the caller checks the result when it runs (reshape, broadcast_to)."""
+    if not run_time_dims and holds_dynamic_dim(shape):
+        refuse_dynamic_shape(op, shape)
+    return _shape_arg(shape, op)
+
+
+@constexpr
+def _shape_arg(shape, op):
     if isinstance(shape, _C.Tensor):
         arr = shape.asnumpy()
         if arr.dtype.kind not in "iu":
@@ -176,6 +205,15 @@ def _raise_if(bad, message, exc):
     if bad:
         raise exc(message)
     return bad
+
+
+def shape_guarded(result, shape, message):
+    """result, once a run-time check has found its shape equal to shape (ints, some of them
+    dimensions known only at run time, which the op computing result saw as -1):
+    ValueError(message) otherwise. Graph code only (shape holds such a dimension)."""
+    got = prim("Cast")(result.shape, _C.int64)
+    want = prim("Cast")(shape, _C.int64)
+    return guarded(result, prim("NotEqual")(got, want).any(), message)
 
 
 def guarded(value, bad, message, exc=ValueError):

@@ -277,9 +277,12 @@ def deepcopy(input_x):
 
 
 def dyn_shape(input_x):
-    """The shape as a 1-D int64 tensor."""
+    """The shape as a 1-D int64 tensor; in graph mode a dimension unknown at compile time
+    (set_inputs with None) is read at run time (MindSpore's TensorShape)."""
     x = _t(input_x, "dyn_shape", "input_x")
-    return _shape_t(x.shape)
+    if x.ndim == 0:
+        return _shape_t(())
+    return prim("Cast")(x.shape, _C.int64)
 
 
 @constexpr

@@ -15,7 +15,8 @@ import builtins as _builtins  # `range` is redefined below, as MindSpore's ops.r
 import math
 
 from mycel import _mycel as _C
-from mycel.ops.function._util import prim, shape_arg, as_tensor, host_bytes, guarded
+from mycel.ops.function._util import (prim, shape_arg, as_tensor, host_bytes, guarded,
+                                     holds_dynamic_dim, refuse_dynamic_shape, shape_guarded)
 from mycel.ops.primitive import constexpr
 import numpy as np
 from mycel.ops.function.layout_func import flip
@@ -36,8 +37,46 @@ __all__ = ["prim", "shape_arg", "as_tensor", "constexpr", "reshape", "transpose"
 
 
 def reshape(input, shape):  # noqa: A002
-    """The same data with a new shape (one entry may be -1); a view when the layout allows."""
-    return prim("Reshape")(input, shape_arg(shape, "reshape"))
+    """The same data with a new shape (one entry may be -1); a view when the layout allows.
+    In graph mode an entry known only at run time (a dimension read from x.shape under
+    set_inputs) is inferred as -1 and the result's shape checked when it runs; with the
+    shape's own -1 too (``x.view(x.shape[0], -1)``), that entry is taken to be the input's one
+    dynamic dimension (_reshape_plan), and checked so."""
+    if not holds_dynamic_dim(shape):
+        return prim("Reshape")(input, shape_arg(shape, "reshape"))
+    dims = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    mask = ()
+    for d in dims:
+        mask = mask + (holds_dynamic_dim(d),)
+    plan = _reshape_plan(_static_shape(as_tensor(input).shape),
+                         shape_arg(dims, "reshape", True), mask)
+    want = ()
+    for i in _builtins.range(len(dims)):
+        want = want + ((dims[i] if mask[i] else plan[i]),)
+    return shape_guarded(prim("Reshape")(input, plan), want,
+                         "For 'reshape', the input's element count does not fit the requested "
+                         "shape, some of whose dimensions are known only at run time (in graph "
+                         "mode, with a -1 beside it, such a dimension must be the input's "
+                         "dynamic one).")
+
+
+@constexpr
+def _reshape_plan(in_shape, target, dynamic):
+    """Reshape's static target for a shape with entries known only at run time (dynamic[i];
+    -1 in target, as the shape's own -1): target as it is, unless it has one such entry and
+    one -1 of its own and the input one dynamic dimension: then the entry is taken to be that
+    dimension (the caller checks it when it runs), so the -1 is the input's known element
+    count over the target's."""
+    own = [i for i, t in enumerate(target) if t == -1 and not dynamic[i]]
+    if len(own) != 1 or sum(dynamic) != 1 or sum(1 for d in in_shape if d < 0) != 1:
+        return tuple(target)
+    known_in = int(np.prod([d for d in in_shape if d >= 0]))
+    known_t = int(np.prod([t for i, t in enumerate(target) if t != -1]))
+    if known_t <= 0 or known_in % known_t:
+        return tuple(target)
+    out = list(target)
+    out[own[0]] = known_in // known_t
+    return tuple(out)
 
 
 def transpose(input, input_perm):  # noqa: A002
@@ -107,7 +146,7 @@ def flatten(input, order="C", *, start_dim=1, end_dim=-1):  # noqa: A002
     if s > e:
         raise ValueError(f"For 'flatten', start_dim {start_dim} comes after end_dim {end_dim} "
                          f"for a tensor of rank {x.ndim}.")
-    dims = shape(x)  # static: a dynamic dimension is -1
+    dims = _static_shape(x.shape)  # a dynamic dimension is -1 here
     kept, merged = dims[:s] + dims[e + 1:], dims[s:e + 1]
     mid = -1  # Reshape infers it, unless a kept dimension is the dynamic (-1) one
     if any(d < 0 for d in kept) and all(d >= 0 for d in merged):
@@ -166,8 +205,16 @@ def tile(input, multiples):  # noqa: A002
 
 
 def broadcast_to(input, shape):  # noqa: A002
-    """A broadcast view with the given shape (-1 keeps a dimension)."""
-    return prim("BroadcastTo", shape=shape_arg(shape, "broadcast_to"))(input)
+    """A broadcast view with the given shape (-1 keeps a dimension). In graph mode a dimension
+    known only at run time (from x.shape under set_inputs) is kept from the input's and
+    checked when it runs: a static input dimension of 1 cannot grow to it."""
+    r = prim("BroadcastTo", shape=shape_arg(shape, "broadcast_to", True))(input)
+    if holds_dynamic_dim(shape):
+        return shape_guarded(r, shape, "For 'broadcast_to', the input's shape does not give the "
+                             "requested shape, some of whose dimensions are known only at run "
+                             "time: in graph mode such a dimension is kept from the input, whose "
+                             "dimension there must be dynamic or equal to it.")
+    return r
 
 
 def gather(input_params, input_indices, axis, batch_dims=0):
@@ -326,8 +373,8 @@ def ones(size, dtype=None):
 
 
 def shape(input_x):
-    """The shape as a tuple of ints (MindSpore's ops.shape: static; in graph mode a dynamic
-    dimension under set_inputs is -1, where ``x.shape`` reads its size at run time)."""
+    """The shape as a tuple of ints (MindSpore's ops.shape): in graph mode, as ``x.shape``, a
+    dimension unknown at compile time (set_inputs with None) is read at run time."""
     return as_tensor(input_x).shape
 
 
@@ -399,6 +446,8 @@ def _need_tensor(x, op, name="input"):
 
 def eye(n, m=None, dtype=None):
     """The n x m identity matrix (m = n when None), float32 unless dtype is given."""
+    if holds_dynamic_dim((n, m)):
+        refuse_dynamic_shape("eye", (n, m) if m is not None else (n, n))
     n = _need_int(n, "eye", "n", 0)
     m = n if m is None else _need_int(m, "eye", "m", 0)
     host_bytes("eye", 8 * n * m)
@@ -408,7 +457,13 @@ def eye(n, m=None, dtype=None):
 def full_like(input, fill_value, *, dtype=None):  # noqa: A002 (MindSpore's names)
     """A tensor of input's shape filled with fill_value (input's dtype unless given)."""
     x = _need_tensor(input, "full_like")
-    return full(x.shape, fill_value, dtype=x.dtype if dtype is None else dtype)
+    dtype = x.dtype if dtype is None else dtype
+    if holds_dynamic_dim(x.shape):  # (a fill needs its shape at compile time)
+        value = full((), fill_value, dtype=dtype)
+        if dtype == _C.bool:
+            return prim("LogicalOr")(zeros_like(x, dtype=dtype), value)
+        return prim("Add")(zeros_like(x, dtype=dtype), value)
+    return full(x.shape, fill_value, dtype=dtype)
 
 
 @constexpr
@@ -846,13 +901,19 @@ def is_nonzero(input):  # noqa: A002
 
 
 @constexpr
+def _static_shape(shape):
+    """The compile-time shape: a dynamic dimension (set_inputs with None) is -1."""
+    return tuple(shape)
+
+
+@constexpr
 def _numel(shape):
     return int(np.prod(shape)) if len(shape) else 1
 
 
 def numel(input):  # noqa: A002
-    """The number of elements."""
-    return _numel(_need_tensor(input, "numel").shape)
+    """The number of elements (in graph mode read at run time where a dimension is dynamic)."""
+    return _need_tensor(input, "numel").size
 
 
 @constexpr

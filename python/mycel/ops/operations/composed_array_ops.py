@@ -21,7 +21,7 @@ from mycel.ops.function import index_add_func as _ia
 from mycel.ops.function import scatter_func as _scf
 from mycel.ops.function import unique_func as _uq
 from mycel.ops.function import segment_func as _seg
-from mycel.ops.function._util import prim
+from mycel.ops.function._util import prim, holds_dynamic_dim
 from mycel.ops.function._util import prim as _prim
 from mycel.ops.function._util import shape_arg
 from mycel.ops.function.scatter_func import scatter_nd_add
@@ -196,9 +196,17 @@ class ScalarToTensor(_Composed):
         return scalar_to_tensor(input_x, dtype)
 
 
-@constexpr
 def scalar_to_tensor(input_x, dtype=_C.float32):
-    """A 0-d tensor of a Python number (bool, int or float) of dtype."""
+    """A 0-d tensor of a Python number (bool, int or float) of dtype; in graph mode a
+    dimension known only at run time (x.shape[0] under set_inputs) gives its run-time value."""
+    r = _scalar_to_tensor(input_x, dtype)  # (checks the argument; -1 for such a dimension)
+    if holds_dynamic_dim(input_x):
+        return prim("Cast")(input_x, dtype)
+    return r
+
+
+@constexpr
+def _scalar_to_tensor(input_x, dtype):
     if not isinstance(input_x, (bool, int, float)):
         raise TypeError(f"For 'scalar_to_tensor', input_x must be a number, but got "
                         f"{type(input_x).__name__}.")
@@ -218,9 +226,17 @@ class TupleToArray(_Composed):
         return tuple_to_array(input_x)
 
 
-@constexpr
 def tuple_to_array(input_x):
-    """A 1-D tensor of a tuple or list of numbers (float32 if any is a float, else int64)."""
+    """A 1-D tensor of a tuple or list of numbers (float32 if any is a float, else int64); in
+    graph mode dimensions known only at run time (from x.shape) give their run-time values."""
+    r = _tuple_to_array(input_x)  # (checks the argument; -1 for such a dimension)
+    if holds_dynamic_dim(input_x):
+        return prim("Cast")(tuple(input_x), r.dtype)
+    return r
+
+
+@constexpr
+def _tuple_to_array(input_x):
     if not isinstance(input_x, (tuple, list)) or not input_x:
         raise TypeError(f"For 'tuple_to_array', input_x must be a non-empty tuple of numbers, "
                         f"but got {input_x!r}.")
@@ -234,18 +250,14 @@ def tuple_to_array(input_x):
 
 @_export
 class TensorShape(_Composed):
-    """TensorShape()(input_x): the shape as a 1-D int64 tensor."""
+    """TensorShape()(input_x): the shape as a 1-D int64 tensor (ops.dyn_shape: a dimension
+    unknown at compile time is read at run time)."""
 
     def __init__(self):
         super().__init__()
 
     def __call__(self, input_x):
-        return _shape_tensor(input_x.shape)
-
-
-@constexpr
-def _shape_tensor(shape):
-    return _C.Tensor(np.array(tuple(shape), np.int64))
+        return _ax.dyn_shape(input_x)
 
 
 @_export

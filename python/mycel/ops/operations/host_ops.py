@@ -10,8 +10,8 @@ from mycel.ops.function import array_func as _a
 
 
 class Shape(_Composed):
-    """Shape()(input_x): the tensor's shape as a tuple of ints (a constant in GRAPH mode,
-    as MindSpore's static shape)."""
+    """Shape()(input_x): the tensor's shape as a tuple of ints (ops.shape: in GRAPH mode a
+    dimension unknown at compile time is read at run time)."""
 
     def __call__(self, input_x):
         return _a.shape(input_x)
