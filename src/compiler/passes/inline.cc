@@ -29,7 +29,9 @@
 // joins after n resolved ifs, the optimizer's loop over the parameters) copied O(n^2)
 // nodes, and the walks before each copy (nested_graphs, refreshing the copied graphs)
 // visited as many; ResNet-50's training step spent 10.7 s of its 11 s compile here.
-// Copies are left for graphs used more than once, which the size bound keeps small.
+// Copies are left for graphs used more than once, which the size bound keeps small. A moved
+// callee's library nodes take the user's call span (ir/source_files.h) from a per-graph list
+// of them, not from a walk of the callee, which visited again every statement moved into it.
 // Cost left: before a copy, nested_graphs(callee) runs a Manager over every graph the callee
 // reaches, so copying the shared joins of n sequential run-time ifs is still O(n^2).
 //
@@ -225,6 +227,34 @@ bool inline_graphs(Module& m, FuncGraph* root) {
         if (names_graph(in)) return true;
     return false;
   };
+  // Library-spanned CNodes each graph holds (its own, and those moved into it), for
+  // respan_moved; `lib_unknown`: graphs a library call's copy went into (inline_call leaves
+  // the copies' library spans), whose library nodes only a walk finds.
+  std::unordered_map<FuncGraph*, std::vector<CNode*>> lib_nodes;
+  for (CNode* c : w.nodes)
+    if (is_library_span(c->span())) lib_nodes[c->graph()].push_back(c);
+  std::unordered_set<FuncGraph*> lib_unknown;
+  auto user_call = [](CNode* c) { return c->span().valid() && !is_library_span(c->span()); };
+  // Before moving `callee` into the graph of `call`: its library nodes name a user's call
+  // (inlined_span), or wait in the caller's list for one. Only library nodes change, so
+  // these lists replace a walk of the callee per move, which in a chain of n moved graphs
+  // (an unrolled loop) walked every statement moved into it before: O(n^2) visits.
+  auto respan_moved = [&](FuncGraph* callee, CNode* call) {
+    FuncGraph* caller = call->graph();
+    std::vector<CNode*>& mine = lib_nodes[callee];
+    if (user_call(call)) {
+      if (lib_unknown.count(callee))
+        for (CNode* n : m.toposort(callee)) n->set_span(inlined_span(n->span(), call->span()));
+      for (CNode* n : mine) n->set_span(inlined_span(n->span(), call->span()));
+      mine.clear();
+      return;
+    }
+    if (lib_unknown.count(callee)) lib_unknown.insert(caller);
+    std::vector<CNode*>& theirs = lib_nodes[caller];  // (the smaller list appended)
+    if (theirs.size() < mine.size()) theirs.swap(mine);
+    theirs.insert(theirs.end(), mine.begin(), mine.end());
+    mine.clear();
+  };
   std::unordered_set<FuncGraph*> received;  // graphs a callee was moved into
   for (auto it = w.graphs.rbegin(); it != w.graphs.rend(); ++it) {
     for (CNode* c : body[*it]) {
@@ -238,8 +268,7 @@ bool inline_graphs(Module& m, FuncGraph* root) {
           (*it)->owner() == *it && callee->owner() == callee) {
         // Moved: the callee's nodes become the caller's (see the header); those of library
         // code name the user's call (ir/source_files.h).
-        if (c->span().valid() && !is_library_span(c->span()))
-          for (CNode* n : m.toposort(callee)) n->set_span(inlined_span(n->span(), c->span()));
+        respan_moved(callee, c);
         m.merge_graph(callee, c->graph());
         // The callee's own uses of its parameters are rewired lazily; those of its nested
         // graphs (closures reading a parameter as a free variable) now: a copy of the
@@ -271,6 +300,7 @@ bool inline_graphs(Module& m, FuncGraph* root) {
       }
       copied_from.insert(callee);
       copied_from.insert(nested.begin(), nested.end());
+      if (!user_call(c)) lib_unknown.insert(c->graph());
       rw.replace(c, inline_call(c->graph(), c, nested));
       grown[c->graph()] += size;
       replaced = true;

@@ -477,3 +477,70 @@ TEST(PassInline, InlinedLibraryNodesNameTheUsersCall) {
 
 }  // namespace
 }  // namespace mycel::passtest
+
+namespace mycel::passtest {
+namespace {
+
+// A chain of graphs moved into their callers (each called once), as an unrolled loop is:
+// library nodes take the span of the first user's call above them, moved with their graph
+// through library calls until one; user nodes keep theirs.
+TEST(PassInline, MovedChainLibraryNodesNameTheNearestUsersCall) {
+  const int32_t lib = ir::register_source_file("pass_inline_chain_lib.py", {"a", "b", "c"});
+  const int32_t user = ir::register_source_file("pass_inline_chain_user.py", {"x", "y", "z"});
+  ir::mark_library_file(lib);
+  PassCase c(R"(
+    graph @f(%x: f32[2]) {
+      %a = @g1(%x) : f32[2]
+      return %a
+    }
+    graph @g1(%p: f32[2]) {
+      %e = Exp(%p) : f32[2]
+      %i = @g2(%e) : f32[2]
+      return %i
+    }
+    graph @g2(%q: f32[2]) {
+      %n = Neg(%q) : f32[2]
+      %j = @g3(%n) : f32[2]
+      return %j
+    }
+    graph @g3(%r: f32[2]) {
+      %s = Mul(%r, %r) : f32[2]
+      %t = Exp(%s) : f32[2]
+      return %t
+    }
+  )");
+  auto nodes = [&](FuncGraph* g) { return c.m.toposort(g); };
+  ir::CNode* call1 = nodes(c.root)[0];
+  FuncGraph* g1 = call1->called_graph();
+  ir::CNode* call2 = nodes(g1)[1];
+  FuncGraph* g2 = call2->called_graph();
+  ir::CNode* call3 = nodes(g2)[1];
+  FuncGraph* g3 = call3->called_graph();
+  call1->set_span({user, 1, 0});
+  nodes(g1)[0]->set_span({lib, 1, 0});   // Exp
+  call2->set_span({user, 2, 0});         // a user's call inside g1
+  nodes(g2)[0]->set_span({lib, 2, 0});   // Neg
+  call3->set_span({lib, 3, 0});          // a library call
+  nodes(g3)[0]->set_span({lib, 3, 0});   // Mul
+  nodes(g3)[1]->set_span({user, 3, 0});  // Exp of user code
+  ASSERT_TRUE(c.run(inline_graphs));
+  EXPECT_EQ(c.text(), canon(R"(
+    graph @f(%x: f32[2]) {
+      %e = Exp(%x) : f32[2]
+      %n = Neg(%e) : f32[2]
+      %s = Mul(%n, %n) : f32[2]
+      %t = Exp(%s) : f32[2]
+      return %t
+    }
+  )"));
+  std::vector<ir::CNode*> body = nodes(c.root);
+  ASSERT_EQ(body.size(), 4u) << c.text();
+  const int32_t lines[] = {1, 2, 2, 3};  // f's call; g1's call of g2 (twice); its own
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(body[i]->span().file, user) << i;
+    EXPECT_EQ(body[i]->span().line, lines[i]) << i;
+  }
+}
+
+}  // namespace
+}  // namespace mycel::passtest
