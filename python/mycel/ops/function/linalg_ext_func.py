@@ -49,18 +49,8 @@ _FLOATS = (_C.float32, _C.float64)
 _COMPLEX = (_C.complex64, _C.complex128)
 
 
-def _np_dtype(dtype):
-    return {_C.float64: np.float64, _C.complex64: np.complex64,
-            _C.complex128: np.complex128}.get(dtype, np.float32)
-
-
-def _t(a):
-    n = a.ndim
-    return prim("Transpose")(a, tuple(range(n - 2)) + (n - 1, n - 2))
-
-
-def _mm(a, b):
-    return prim("BatchMatMul")(a, b) if a.ndim > 2 or b.ndim > 2 else prim("MatMul")(a, b)
+# numpy dtype of a mycel dtype, transpose of the last two axes, (batched) matmul
+_np_dtype, _t, _mm = _eigh._np_dtype, _eigh._t, _eigh._mm
 
 
 def _check_tensor(x, op, name):
