@@ -99,18 +99,18 @@ namespace {
 using compiler::detail::const_value;
 using compiler::detail::is_builtin_call;
 
+}  // namespace
+
 FuncGraph* graph_const(const Node* n) {
   const Value* v = const_value(n);
   return v && v->is(ValueKind::Graph) ? v->as_graph() : nullptr;
 }
 
-ValueNode* graph_ref(Module& m, FuncGraph* g, SourceSpan sp = {}) {
+ValueNode* graph_ref(Module& m, FuncGraph* g, SourceSpan sp) {
   ValueNode* v = m.value(Value::graph(g), sp);
   v->set_abstract(Abstract::func({FuncCandidate{Value::graph(g), {}, nullptr}}));
   return v;
 }
-
-}  // namespace
 
 bool as_closure(Node* f, FuncGraph** g, std::vector<Node*>* caps) {
   if (FuncGraph* h = graph_const(f)) {

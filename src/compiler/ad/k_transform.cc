@@ -21,17 +21,6 @@ namespace {
 using compiler::detail::const_value;
 using compiler::detail::is_builtin_call;
 
-FuncGraph* graph_const(const Node* n) {
-  const Value* v = const_value(n);
-  return v && v->is(ValueKind::Graph) ? v->as_graph() : nullptr;
-}
-
-ValueNode* graph_ref(Module& m, FuncGraph* g, SourceSpan sp = {}) {
-  ValueNode* v = m.value(Value::graph(g), sp);
-  v->set_abstract(Abstract::func({FuncCandidate{Value::graph(g), {}, nullptr}}));
-  return v;
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------- K

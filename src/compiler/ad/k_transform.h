@@ -29,6 +29,11 @@
 
 namespace mycel::ir {
 
+// The graph a node holds as a constant (@g), else nullptr.
+FuncGraph* graph_const(const Node* n);
+// A value node of graph g in m, typed as the function it is.
+ValueNode* graph_ref(Module& m, FuncGraph* g, SourceSpan sp = {});
+
 // The closure a function value stands for: @g (no captures) or partial(@g, caps...); false
 // for anything else. The target of a vjp or vmap is one (expand_vjp, expand_vmap).
 bool as_closure(Node* f, FuncGraph** g, std::vector<Node*>* caps);

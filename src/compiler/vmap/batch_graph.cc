@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "base/error.h"
+#include "compiler/ad/k_transform.h"  // graph_const, graph_ref
 #include "compiler/passes/pass_util.h"
 #include "compiler/vmap/batch.h"
 
@@ -123,17 +124,6 @@ struct Restart {
 [[noreturn]] void fail(const Node* n, const std::string& what) {
   throw Error(ErrorKind::Value,
               str("vmap: ", what, " (", span_location(n->span()), ")\n", span_excerpt(n->span())));
-}
-
-FuncGraph* graph_const(const Node* n) {
-  const Value* v = const_value(n);
-  return v && v->is(ValueKind::Graph) ? v->as_graph() : nullptr;
-}
-
-ValueNode* graph_ref(Module& m, FuncGraph* g) {
-  ValueNode* v = m.value(Value::graph(g));
-  v->set_abstract(Abstract::func({FuncCandidate{Value::graph(g), {}, nullptr}}));
-  return v;
 }
 
 // Whether running g (or what it calls) has an effect: both branches of an `if` on a batched
