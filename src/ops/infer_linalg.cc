@@ -105,10 +105,13 @@ void infer_eig(InferContext& ctx) {
   ctx.out.push_back({c, std::move(v)});
 }
 
-void infer_csrmm(InferContext& ctx) {
+// The checks CSRMM and COOMM share: dense_shape [M, K], the two index inputs (named `a`, `b`)
+// int32/int64, values and dense of one float dtype, dense [K, N] (transpose_a: [M, N]); then
+// the output [M, N] (transpose_a: [K, N]). The index values are checked by the kernels.
+static void infer_sparse_product(InferContext& ctx, const char* a, const char* b) {
   const std::string_view op = ctx.op.name;
-  const TensorMeta& ptr = ctx.in[0];
-  const TensorMeta& idx = ctx.in[1];
+  const TensorMeta& ia = ctx.in[0];
+  const TensorMeta& ib = ctx.in[1];
   const TensorMeta& val = ctx.in[2];
   const TensorMeta& d = ctx.in[3];
   const std::vector<int64_t>& ds = ctx.attrs.get_ints("dense_shape");
@@ -116,19 +119,12 @@ void infer_csrmm(InferContext& ctx) {
   MC_CHECK(ds.size() == 2 && ds[0] >= 0 && ds[1] >= 0, Value, "For '", op,
            "', dense_shape must be two non-negative sizes [M, K], but got ",
            Shape(ds.begin(), ds.end()), ".");
-  for (const TensorMeta* m : {&ptr, &idx})
-    MC_CHECK(m->dtype == DType::Int32 || m->dtype == DType::Int64, Type, "For '", op,
-             "', indptr and indices must be int32 or int64, but got ", ptr.dtype, " and ",
-             idx.dtype, ".");
+  for (const TensorMeta* m : {&ia, &ib})
+    MC_CHECK(m->dtype == DType::Int32 || m->dtype == DType::Int64, Type, "For '", op, "', ", a,
+             " and ", b, " must be int32 or int64, but got ", ia.dtype, " and ", ib.dtype, ".");
   MC_CHECK(val.dtype == d.dtype && (val.dtype == DType::Float32 || val.dtype == DType::Float64),
            Type, "For '", op, "', values and dense must both be float32 or both float64, but got ",
            val.dtype, " and ", d.dtype, ".");
-  MC_CHECK(ptr.shape.size() == 1 && dims_agree(ptr.shape[0], ds[0] + 1), Value, "For '", op,
-           "', indptr must be 1-d with M + 1 = ", ds[0] + 1, " entries (dense_shape ",
-           Shape(ds.begin(), ds.end()), "), but got shape ", ptr.shape, ".");
-  MC_CHECK(idx.shape.size() == 1 && val.shape.size() == 1 && dims_agree(idx.shape[0], val.shape[0]),
-           Value, "For '", op, "', indices and values must be 1-d of one length, but got shapes ",
-           idx.shape, " and ", val.shape, ".");
   const int64_t rows = ta ? ds[0] : ds[1];
   MC_CHECK(d.shape.size() == 2 && dims_agree(d.shape[0], rows), Value, "For '", op,
            "', dense must be 2-d with ", rows, " rows (sparse shape ", Shape(ds.begin(), ds.end()),
@@ -136,36 +132,33 @@ void infer_csrmm(InferContext& ctx) {
   ctx.out.push_back({d.dtype, Shape{ta ? ds[1] : ds[0], d.shape[1]}});
 }
 
+void infer_csrmm(InferContext& ctx) {
+  infer_sparse_product(ctx, "indptr", "indices");
+  const TensorMeta& ptr = ctx.in[0];
+  const TensorMeta& idx = ctx.in[1];
+  const TensorMeta& val = ctx.in[2];
+  const std::vector<int64_t>& ds = ctx.attrs.get_ints("dense_shape");
+  MC_CHECK(ptr.shape.size() == 1 && dims_agree(ptr.shape[0], ds[0] + 1), Value, "For '",
+           ctx.op.name, "', indptr must be 1-d with M + 1 = ", ds[0] + 1, " entries (dense_shape ",
+           Shape(ds.begin(), ds.end()), "), but got shape ", ptr.shape, ".");
+  MC_CHECK(idx.shape.size() == 1 && val.shape.size() == 1 && dims_agree(idx.shape[0], val.shape[0]),
+           Value, "For '", ctx.op.name,
+           "', indices and values must be 1-d of one length, but got shapes ", idx.shape, " and ",
+           val.shape, ".");
+}
+
 // COOMM(rows [nnz], cols [nnz], values [nnz], dense [K, N]) with dense_shape [M, K] -> [M, N];
 // transpose_a: dense [M, N] -> [K, N]. The index values are checked by the kernels.
 void infer_coomm(InferContext& ctx) {
-  const std::string_view op = ctx.op.name;
+  infer_sparse_product(ctx, "rows", "cols");
   const TensorMeta& rows = ctx.in[0];
   const TensorMeta& cols = ctx.in[1];
   const TensorMeta& val = ctx.in[2];
-  const TensorMeta& d = ctx.in[3];
-  const std::vector<int64_t>& ds = ctx.attrs.get_ints("dense_shape");
-  const bool ta = ctx.attrs.get_bool("transpose_a");
-  MC_CHECK(ds.size() == 2 && ds[0] >= 0 && ds[1] >= 0, Value, "For '", op,
-           "', dense_shape must be two non-negative sizes [M, K], but got ",
-           Shape(ds.begin(), ds.end()), ".");
-  for (const TensorMeta* m : {&rows, &cols})
-    MC_CHECK(m->dtype == DType::Int32 || m->dtype == DType::Int64, Type, "For '", op,
-             "', rows and cols must be int32 or int64, but got ", rows.dtype, " and ", cols.dtype,
-             ".");
-  MC_CHECK(val.dtype == d.dtype && (val.dtype == DType::Float32 || val.dtype == DType::Float64),
-           Type, "For '", op, "', values and dense must both be float32 or both float64, but got ",
-           val.dtype, " and ", d.dtype, ".");
   MC_CHECK(rows.shape.size() == 1 && cols.shape.size() == 1 && val.shape.size() == 1 &&
                dims_agree(rows.shape[0], val.shape[0]) && dims_agree(cols.shape[0], val.shape[0]),
-           Value, "For '", op,
+           Value, "For '", ctx.op.name,
            "', rows, cols and values must be 1-d of one length, but got shapes ", rows.shape, ", ",
            cols.shape, " and ", val.shape, ".");
-  const int64_t src = ta ? ds[0] : ds[1];
-  MC_CHECK(d.shape.size() == 2 && dims_agree(d.shape[0], src), Value, "For '", op,
-           "', dense must be 2-d with ", src, " rows (sparse shape ", Shape(ds.begin(), ds.end()),
-           ", transpose_a ", py_bool(ta), "), but got shape ", d.shape, ".");
-  ctx.out.push_back({d.dtype, Shape{ta ? ds[1] : ds[0], d.shape[1]}});
 }
 
 }  // namespace mycel

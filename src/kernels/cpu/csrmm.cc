@@ -26,6 +26,15 @@ namespace mycel {
 
 namespace {
 
+// fn(the int32 or int64 data of index tensor t)
+template <class F>
+void with_index(const Tensor& t, F fn) {
+  if (t.dtype() == DType::Int32)
+    fn(t.data<int32_t>());
+  else
+    fn(t.data<int64_t>());
+}
+
 template <class P, class I>
 void check_csr(const KernelContext& ctx, const P* ptr, const I* idx, int64_t m, int64_t k,
                int64_t nnz) {
@@ -86,12 +95,6 @@ void cpu_csrmm(const KernelContext& ctx) {
            "For '", ctx.op.name, "', got indptr of shape ", ptr_t.shape(), ", indices ",
            idx_t.shape(), ", values ", val_t.shape(), " and dense ", dense.shape(),
            " for the sparse shape [", m, ", ", k, "].");
-  auto with_index = [&](const Tensor& t, auto fn) {
-    if (t.dtype() == DType::Int32)
-      fn(t.data<int32_t>());
-    else
-      fn(t.data<int64_t>());
-  };
   with_index(ptr_t, [&](const auto* ptr) {
     with_index(idx_t, [&](const auto* idx) {
       check_csr(ctx, ptr, idx, m, k, nnz);
@@ -179,12 +182,6 @@ void cpu_coomm(const KernelContext& ctx) {
            "For '", ctx.op.name, "', got rows of shape ", row_t.shape(), ", cols ", col_t.shape(),
            ", values ", val_t.shape(), " and dense ", dense.shape(), " for the sparse shape [", m,
            ", ", k, "].");
-  auto with_index = [&](const Tensor& t, auto fn) {
-    if (t.dtype() == DType::Int32)
-      fn(t.data<int32_t>());
-    else
-      fn(t.data<int64_t>());
-  };
   with_index(row_t, [&](const auto* row) {
     with_index(col_t, [&](const auto* col) {
       check_coo(ctx, "row", row, nnz, m);

@@ -13,7 +13,7 @@ import numpy as np
 from mycel import _mycel as _C
 from mycel.ops.composite import grad as _grad
 from mycel.ops.function import crop_resize_func as _cr
-from mycel.ops.function._util import prim
+from mycel.ops.function._util import prim, tensor_arg
 from mycel.ops.operations.composed_image_ops import ResizeBilinearV2
 from mycel.ops.operations.composed_ops import _Composed
 from mycel.ops.operations.pool_compat_ops import ResizeNearestNeighborV2
@@ -27,9 +27,7 @@ _REALS = (_C.int8, _C.uint8, _C.int16, _C.uint16, _C.int32, _C.int64, _C.float16
 
 
 def _tensor(op, name, x):
-    if not isinstance(x, _C.Tensor):
-        raise TypeError(f"For '{op}', '{name}' must be a Tensor, but got {type(x).__name__}.")
-    return x
+    return tensor_arg(x, op, name)
 
 
 @constexpr

@@ -16,7 +16,7 @@ from mycel import _mycel as _C
 from mycel.ops.composite import grad as _grad
 from mycel.ops.function import fractional_fixed_func as _ff
 from mycel.ops.function import resample_func as _rs
-from mycel.ops.function._util import prim
+from mycel.ops.function._util import prim, tensor_arg
 from mycel.ops.operations.composed_ops import _Composed
 from mycel.ops.operations.composed_image_ops import ResizeBicubic
 from mycel.ops.operations.composed_nn_ops import UpsampleNearest3D, UpsampleTrilinear3D
@@ -37,9 +37,7 @@ _FLOATS = (_C.float16, _C.float32, _C.float64)
 
 
 def _tensor(op, name, x):
-    if not isinstance(x, _C.Tensor):
-        raise TypeError(f"For '{op}', '{name}' must be a Tensor, but got {type(x).__name__}.")
-    return x
+    return tensor_arg(x, op, name)
 
 
 @constexpr
